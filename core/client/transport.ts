@@ -1,0 +1,19 @@
+import type { ApiRequest, ApiResponse } from '../apiserver/types.ts';
+
+/**
+ * A client's way to an API server: HTTP(S) to a URL, in-process to `handle()`, or the simulator's
+ * transport with sampled latency and faults. The same client code runs over all of them.
+ */
+export interface Transport {
+  /** Sends one request. Watch responses come back with `stream` set. */
+  request(req: ApiRequest): Promise<ApiResponse>;
+}
+
+/** A Transport that calls an API server's `handle` in the same process, with no latency. */
+export class InProcessTransport implements Transport {
+  constructor(private readonly handle: (req: ApiRequest) => ApiResponse | Promise<ApiResponse>) {}
+
+  async request(req: ApiRequest): Promise<ApiResponse> {
+    return this.handle(req);
+  }
+}
