@@ -1,0 +1,61 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { serve } from '../core/apiserver/serve.ts';
+
+/** The orrery command line: options as data, actions that parse and call a programmatic API. */
+function int(name: string) {
+  return (v: string) => {
+    if (!/^\d+$/.test(v)) throw new InvalidArgumentError(`${name} must be a non-negative integer, got "${v}"`);
+    return Number(v);
+  };
+}
+
+function seconds(name: string) {
+  return (v: string) => {
+    const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(v);
+    if (!m) throw new InvalidArgumentError(`${name} must be a duration like 300s, 5m or 1h, got "${v}"`);
+    const n = Number(m[1]);
+    return m[2] === 'ms' ? n / 1000 : m[2] === 'm' ? n * 60 : m[2] === 'h' ? n * 3600 : n;
+  };
+}
+
+const program = new Command();
+program.name('orrery').description('Simulation and benchmarking framework for the Kubernetes control plane').showHelpAfterError();
+
+program
+  .command('serve')
+  .description('Run the API server live over HTTPS until SIGINT/SIGTERM')
+  .option('--data-dir <dir>', 'where the store, TLS pair and kubeconfig live', 'results/serve')
+  .option('--secure-port <port>', 'HTTPS port (0 picks a free one)', int('--secure-port'), 6443)
+  .option('--bind-address <ip>', 'address to listen on', '0.0.0.0')
+  .option('--tls-cert-file <file>', 'serving certificate (PEM); generated into the data dir when absent')
+  .option('--tls-private-key-file <file>', 'serving key (PEM)')
+  .option('--service-cluster-ip-range <cidr>', 'Service cluster IP range', '10.0.0.0/24')
+  .option('--service-node-port-range <range>', 'NodePort range', '30000-32767')
+  .option('--event-ttl <duration>', 'how long Events are kept', seconds('--event-ttl'), 3600)
+  .option('--watch-history-window <duration>', 'history kept for watches, continue tokens and Exact lists', seconds('--watch-history-window'), 300)
+  .option('--min-request-timeout <seconds>', 'watches without timeoutSeconds last between this and twice it', int('--min-request-timeout'), 1800)
+  .action(async (o) => {
+    const running = await serve({
+      dataDir: o.dataDir,
+      securePort: o.securePort,
+      bindAddress: o.bindAddress,
+      tlsCertFile: o.tlsCertFile,
+      tlsPrivateKeyFile: o.tlsPrivateKeyFile,
+      serviceClusterIPRange: o.serviceClusterIpRange,
+      serviceNodePortRange: o.serviceNodePortRange,
+      eventTTLSeconds: o.eventTtl,
+      watchHistoryWindowSeconds: o.watchHistoryWindow,
+      minRequestTimeoutSeconds: o.minRequestTimeout,
+    });
+    const shutdown = (sig: string) => {
+      process.stderr.write(`received ${sig}, shutting down\n`);
+      running.stop().then(() => process.exit(0));
+    };
+    process.once('SIGINT', () => shutdown('SIGINT'));
+    process.once('SIGTERM', () => shutdown('SIGTERM'));
+  });
+
+program.parseAsync(process.argv).catch((e) => {
+  process.stderr.write(`orrery: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,678 @@
+import YAML from 'yaml';
+import jsonpatch from 'fast-json-patch';
+import type { Clock } from '../machinery/clock.ts';
+import type { Rng } from '../machinery/rng.ts';
+import { StatusError, badRequest, conflict, notFound, toStatusError, type Status } from '../machinery/status.ts';
+import type { Storage } from '../storage/interface.ts';
+import { Registry, type DeleteOptions, type ListQuery, type WriteOptions } from './registry.ts';
+import { buildStrategies, type ServiceAllocation } from './strategies.ts';
+import { parseRequestInfo, type RequestInfo } from './request.ts';
+import { negotiate, bodyFormat, parseMediaRanges, type Representation } from './negotiation.ts';
+import { groupVersion, type ResourceInfo } from './resources.ts';
+import { managerFor } from './managedfields.ts';
+import { messageNameForKind } from './typemodel.ts';
+import { WatchResponseStream, type WatchEncoder } from './watch.ts';
+import type { ApiRequest, ApiResponse } from './types.ts';
+import { checkFields, strictDecodingMessage, warningFor, typeErrorMessage } from './fieldvalidation.ts';
+import { strategicMergePatch, jsonMergePatch, PatchError } from './strategicpatch.ts';
+import { encodeObject, decodeObject, encodeWatchEventFrame, NotProtobufKind, PROTOBUF_MEDIA_TYPE } from './protobuf.ts';
+import { toTable } from './tables.ts';
+import * as discovery from './discovery.ts';
+import { openAPIv2Json, openAPIv2Protobuf, buildOpenAPIv3Index, openAPIv3Json } from './openapi.ts';
+import { ApiMetrics } from './metrics.ts';
+
+/** Options of an {@link ApiServer}. */
+export interface ApiServerOptions {
+  storage: Storage;
+  clock: Clock;
+  rng: Rng;
+  /** `--service-cluster-ip-range` and `--service-node-port-range`. */
+  services?: Partial<ServiceAllocation>;
+  /** Request bodies above this many bytes get 413 (default 3 MiB, as Kubernetes). */
+  maxRequestBodyBytes?: number;
+  /** `--min-request-timeout`: watches without timeoutSeconds last between this and twice it (default 1800 s). */
+  minRequestTimeoutSeconds?: number;
+  /** How often a watch with allowWatchBookmarks gets a BOOKMARK (default 60 s). */
+  bookmarkIntervalMs?: number;
+  /** Readiness checks beyond storage (e.g. shutdown in progress). */
+  ready?: () => boolean;
+}
+
+type Stage = (req: ApiRequest, next: () => ApiResponse | Promise<ApiResponse>) => ApiResponse | Promise<ApiResponse>;
+
+const JSON_TYPE = 'application/json';
+
+function statusResponse(err: StatusError): ApiResponse {
+  const headers: Record<string, string> = { 'content-type': JSON_TYPE, ...err.headers };
+  return { status: err.code, headers, body: JSON.stringify(err.toStatus()) };
+}
+
+function boolParam(q: URLSearchParams, name: string): boolean | undefined {
+  const v = q.get(name);
+  if (v === null) return undefined;
+  if (v === '' || v === 'true' || v === '1') return true;
+  if (v === 'false' || v === '0') return false;
+  throw badRequest(`${name}: Invalid value: "${v}": must be a boolean`);
+}
+
+function intParam(q: URLSearchParams, name: string): number | undefined {
+  const v = q.get(name);
+  if (v === null || v === '') return undefined;
+  if (!/^-?\d+$/.test(v)) throw badRequest(`${name}: Invalid value: "${v}": must be an integer`);
+  return Number(v);
+}
+
+function listQuery(q: URLSearchParams): ListQuery {
+  const limit = intParam(q, 'limit');
+  if (limit !== undefined && limit < 0) throw badRequest(`limit: Invalid value: ${limit}: must be greater than or equal to 0`);
+  return {
+    resourceVersion: q.get('resourceVersion') ?? undefined,
+    resourceVersionMatch: q.get('resourceVersionMatch') ?? undefined,
+    limit,
+    continue: q.get('continue') || undefined,
+    labelSelector: q.get('labelSelector') ?? undefined,
+    fieldSelector: q.get('fieldSelector') ?? undefined,
+  };
+}
+
+function partialObject(obj: any, version: string): any {
+  return { apiVersion: `meta.k8s.io/${version}`, kind: 'PartialObjectMetadata', metadata: obj.metadata };
+}
+
+/**
+ * The API server: `handle(request) → response`. A pipeline of stages (recovery into Status,
+ * metrics, body limits, routing) in front of one generic registry; every error is a Kubernetes
+ * Status with the code and reason Kubernetes uses, and nothing a client sends produces a 500.
+ */
+export class ApiServer {
+  readonly registry: Registry;
+  readonly metrics: ApiMetrics;
+  private readonly stages: Stage[];
+  private readonly opts: Required<Omit<ApiServerOptions, 'services' | 'ready'>> & Pick<ApiServerOptions, 'ready'>;
+
+  constructor(options: ApiServerOptions) {
+    this.opts = {
+      storage: options.storage,
+      clock: options.clock,
+      rng: options.rng,
+      maxRequestBodyBytes: options.maxRequestBodyBytes ?? 3 * 1024 * 1024,
+      minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
+      bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
+      ready: options.ready,
+    };
+    const alloc: ServiceAllocation = {
+      clusterIPRange: options.services?.clusterIPRange ?? '10.0.0.0/24',
+      nodePortRange: options.services?.nodePortRange ?? [30000, 32767],
+    };
+    this.registry = new Registry(options.storage, options.clock, options.rng, buildStrategies(alloc));
+    this.metrics = new ApiMetrics(this.registry);
+    this.stages = [this.recover, this.measure, this.limitBody];
+  }
+
+  /** Serves one request. Never rejects: failures become Status responses. */
+  async handle(req: ApiRequest): Promise<ApiResponse> {
+    let i = 0;
+    const next = (): ApiResponse | Promise<ApiResponse> => {
+      const stage = this.stages[i++];
+      return stage ? stage(req, next) : this.route(req);
+    };
+    return next();
+  }
+
+  private recover: Stage = async (_req, next) => {
+    try {
+      return await next();
+    } catch (e) {
+      return statusResponse(toStatusError(e));
+    }
+  };
+
+  private measure: Stage = async (req, next) => {
+    const start = this.opts.clock.now();
+    let info: RequestInfo | undefined;
+    try {
+      info = parseRequestInfo(req.method, req.path, req.query);
+    } catch {
+      info = undefined;
+    }
+    const res = await next();
+    this.metrics.observe(req, info, res.status, (this.opts.clock.now() - start) / 1000);
+    return res;
+  };
+
+  private limitBody: Stage = (req, next) => {
+    if (req.body && req.body.length > this.opts.maxRequestBodyBytes) {
+      throw new StatusError(413, 'RequestEntityTooLarge', `the request body is too large: limit is ${this.opts.maxRequestBodyBytes} bytes`);
+    }
+    return next();
+  };
+
+  private route(req: ApiRequest): ApiResponse | Promise<ApiResponse> {
+    const info = parseRequestInfo(req.method, req.path, req.query);
+    if (!info.isResource) return this.nonResource(req);
+    switch (info.verb) {
+      case 'get':
+        return this.get(req, info);
+      case 'list':
+        return this.list(req, info);
+      case 'watch':
+        return this.watch(req, info);
+      case 'create':
+        return this.create(req, info);
+      case 'update':
+        return this.update(req, info);
+      case 'patch':
+        return this.patch(req, info);
+      case 'delete':
+        return this.delete(req, info);
+      case 'deletecollection':
+        return this.deleteCollection(req, info);
+    }
+    throw new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+  }
+
+  // ---- encoding -----------------------------------------------------------------------------
+
+  private representation(req: ApiRequest, allowAs: boolean): Representation {
+    return negotiate(req.headers['accept'], { allowAs, protobufOk: true });
+  }
+
+  private respond(req: ApiRequest, status: number, obj: any, rep: Representation, warnings: string[] = []): ApiResponse {
+    const headers: Record<string, string | string[]> = {};
+    if (warnings.length) headers['warning'] = warnings;
+    if (rep.kind === 'protobuf') {
+      try {
+        headers['content-type'] = PROTOBUF_MEDIA_TYPE;
+        return { status, headers, body: encodeObject(obj) };
+      } catch (e) {
+        if (!(e instanceof NotProtobufKind)) throw e;
+        const fallback = parseMediaRanges(req.headers['accept']).some((m) => m.type === JSON_TYPE || m.type === '*/*');
+        if (!fallback) throw new StatusError(406, 'NotAcceptable', `${obj.kind} cannot be represented as ${PROTOBUF_MEDIA_TYPE}`);
+      }
+    }
+    if (rep.kind === 'yaml') {
+      headers['content-type'] = 'application/yaml';
+      return { status, headers, body: YAML.stringify(obj) };
+    }
+    headers['content-type'] = JSON_TYPE;
+    const pretty = req.query.get('pretty');
+    return { status, headers, body: pretty === 'true' || pretty === '1' ? JSON.stringify(obj, null, 2) + '\n' : JSON.stringify(obj) };
+  }
+
+  private shapeOne(info: Extract<RequestInfo, { isResource: true }>, obj: any, rep: Representation): any {
+    if (rep.kind === 'table') return toTable(info.resource, [obj], { now: this.opts.clock.now(), includeObject: this.includeObject(info) });
+    if (rep.kind === 'partial') return partialObject(obj, rep.version);
+    return obj;
+  }
+
+  private includeObject(_info: RequestInfo): 'None' | 'Metadata' | 'Object' {
+    return 'Metadata';
+  }
+
+  // ---- request bodies -------------------------------------------------------------------------
+
+  private decodeBody(req: ApiRequest, info: Extract<RequestInfo, { isResource: true }>, kind: string, group: string, version: string): { obj: any; warnings: string[] } {
+    if (!req.body || req.body.length === 0) throw badRequest('the body of the request was empty');
+    const format = bodyFormat(req.headers['content-type'], info.verb);
+    let obj: any;
+    let raw: string | undefined;
+    try {
+      if (format === 'protobuf') obj = decodeObject(req.body);
+      else if (format === 'yaml') {
+        raw = undefined;
+        obj = YAML.parse(req.body.toString('utf8'));
+      } else {
+        raw = req.body.toString('utf8');
+        obj = JSON.parse(raw);
+      }
+    } catch (e) {
+      throw badRequest(`couldn't get version/kind; json parse error: ${(e as Error).message}`);
+    }
+    if (!obj || typeof obj !== 'object' || Array.isArray(obj)) throw badRequest(`couldn't get version/kind; json parse error: the body must be an object`);
+    const expectedGV = groupVersion(group, version);
+    if (obj.apiVersion !== undefined && obj.apiVersion !== expectedGV) {
+      throw badRequest(`the API version in the data (${obj.apiVersion}) does not match the expected API version (${expectedGV})`);
+    }
+    if (obj.kind !== undefined && obj.kind !== kind) {
+      throw badRequest(`${obj.kind} in version "${obj.apiVersion ?? version}" cannot be handled as a ${kind}: no kind "${obj.kind}" is registered for version "${expectedGV}"`);
+    }
+    const warnings = format === 'protobuf' ? [] : this.validateFields(req, obj, raw, kind, group, version);
+    return { obj, warnings };
+  }
+
+  private fieldValidation(req: ApiRequest): 'Ignore' | 'Warn' | 'Strict' {
+    const v = req.query.get('fieldValidation');
+    if (v === null || v === '') return 'Warn';
+    if (v === 'Ignore' || v === 'Warn' || v === 'Strict') return v;
+    throw badRequest(`fieldValidation: Unsupported value: "${v}": supported values: "Ignore", "Strict", "Warn"`);
+  }
+
+  private validateFields(req: ApiRequest, obj: any, raw: string | undefined, kind: string, group: string, version: string): string[] {
+    const level = this.fieldValidation(req);
+    const message = messageNameForKind(group, version, kind);
+    const res = checkFields(message, obj, level === 'Ignore' ? undefined : raw, { prune: true });
+    if (res.typeErrors.length > 0) throw badRequest(typeErrorMessage(kind, version, res.typeErrors[0]));
+    const warnings: string[] = [];
+    if (level === 'Strict' && (res.unknownFields.length || res.duplicateFields.length)) {
+      throw badRequest(strictDecodingMessage(res.unknownFields, res.duplicateFields));
+    }
+    if (level === 'Warn') {
+      for (const f of res.unknownFields) warnings.push(warningFor(f));
+      for (const f of res.duplicateFields) warnings.push(warningFor(f, 'duplicate'));
+    }
+    return warnings;
+  }
+
+  private writeOptions(req: ApiRequest, subresource?: string): WriteOptions {
+    const dry = req.query.getAll('dryRun');
+    for (const d of dry) if (d !== 'All' && d !== '') throw badRequest(`dryRun: Unsupported value: "${d}": supported values: "All"`);
+    const fm = req.query.get('fieldManager');
+    if (fm !== null && fm.length > 128) throw badRequest(`fieldManager: Too long: may not be longer than 128`);
+    return { manager: managerFor(fm, req.headers['user-agent']), dryRun: dry.length > 0, subresource };
+  }
+
+  // ---- verbs ------------------------------------------------------------------------------------
+
+  private get(req: ApiRequest, info: Extract<RequestInfo, { isResource: true }>): ApiResponse {
+    const rep = this.representation(req, true);
+    const obj = this.registry.get(info.resource, info.namespace, info.name, req.query.get('resourceVersion') ?? undefined);
+    if (info.subresource?.name === 'scale') return this.respond(req, 200, this.toScale(info.resource, obj), rep.kind === 'table' ? { kind: 'json' } : rep);
+    return this.respond(req, 200, this.shapeOne(info, obj, rep), rep);
+  }
+
+  private list(req: ApiRequest, info: Extract<RequestInfo, { isResource: true }>): ApiResponse {
+    const rep = this.representation(req, true);
+    const r = info.resource;
+    const out = this.registry.list(r, info.namespace, listQuery(req.query));
+    const listMeta: any = { resourceVersion: out.resourceVersion };
+    if (out.continue) listMeta.continue = out.continue;
+    if (out.remainingItemCount !== undefined) listMeta.remainingItemCount = out.remainingItemCount;
+    if (rep.kind === 'table') {
+      return this.respond(req, 200, toTable(r, out.items, { now: this.opts.clock.now(), includeObject: 'Metadata', listMeta }), rep);
+    }
+    if (rep.kind === 'partial') {
+      return this.respond(req, 200, { apiVersion: `meta.k8s.io/${rep.version}`, kind: 'PartialObjectMetadataList', metadata: listMeta, items: out.items.map((o) => partialObject(o, rep.version)) }, rep);
+    }
+    const list = { kind: r.listKind, apiVersion: groupVersion(r.group, r.version), metadata: listMeta, items: out.items };
+    return this.respond(req, 200, list, rep);
+  }
+
+  private watch(req: ApiRequest, info: Extract<RequestInfo, { isResource: true }>): ApiResponse {
+    const rep = this.representation(req, true);
+    const q = req.query;
+    let timeoutSeconds = intParam(q, 'timeoutSeconds');
+    if (timeoutSeconds === undefined || timeoutSeconds <= 0) {
+      const min = this.opts.minRequestTimeoutSeconds;
+      timeoutSeconds = min + this.opts.rng.int(min + 1);
+    }
+    const encoder = this.watchEncoder(req, info, rep);
+    const stream = new WatchResponseStream(
+      this.registry,
+      {
+        resource: info.resource,
+        namespace: info.namespace,
+        name: info.name || undefined,
+        query: listQuery(q),
+        allowWatchBookmarks: boolParam(q, 'allowWatchBookmarks') ?? false,
+        sendInitialEvents: boolParam(q, 'sendInitialEvents'),
+        timeoutSeconds,
+        bookmarkIntervalMs: this.opts.bookmarkIntervalMs,
+      },
+      encoder.encoder,
+      this.opts.clock,
+      (kind, group, version) => this.metrics.watchEvent(kind, group, version),
+    );
+    return { status: 200, headers: { 'content-type': encoder.contentType, 'transfer-encoding': 'chunked' }, stream };
+  }
+
+  private watchEncoder(req: ApiRequest, info: Extract<RequestInfo, { isResource: true }>, rep: Representation): { encoder: WatchEncoder; contentType: string } {
+    if (rep.kind === 'protobuf') {
+      return { contentType: `${PROTOBUF_MEDIA_TYPE};stream=watch`, encoder: { frame: (type, object) => encodeWatchEventFrame(type, object) } };
+    }
+    let first = true;
+    const clock = this.opts.clock;
+    const shape = (type: string, object: any) => {
+      if (type === 'ERROR' || type === 'BOOKMARK') return object;
+      if (rep.kind === 'table') {
+        const t = toTable(info.resource, [object], { now: clock.now(), includeObject: 'Metadata', noHeaders: !first });
+        first = false;
+        return t;
+      }
+      if (rep.kind === 'partial') return partialObject(object, rep.version);
+      return object;
+    };
+    return { contentType: JSON_TYPE, encoder: { frame: (type, object) => JSON.stringify({ type, object: shape(type, object) }) + '\n' } };
+  }
+
+  private create(req: ApiRequest, info: Extract<RequestInfo, { isResource: true }>): ApiResponse {
+    const rep = this.representation(req, false);
+    const r = info.resource;
+    const sub = info.subresource;
+    if (sub?.name === 'binding') return this.bind(req, info);
+    if (sub?.name === 'eviction') return this.evict(req, info);
+    if (r.group === 'authorization.k8s.io') return this.accessReview(req, info);
+    const { obj, warnings } = this.decodeBody(req, info, r.kind, r.group, r.version);
+    const created = this.registry.create(r, info.namespace, obj, this.writeOptions(req));
+    return this.respond(req, 201, created, rep, warnings);
+  }
+
+  private update(req: ApiRequest, info: Extract<RequestInfo, { isResource: true }>): ApiResponse {
+    const rep = this.representation(req, false);
+    const r = info.resource;
+    const sub = info.subresource;
+    if (sub?.name === 'scale') {
+      const { obj } = this.decodeBody(req, info, 'Scale', 'autoscaling', 'v1');
+      return this.respond(req, 200, this.writeScale(req, info, () => obj), rep);
+    }
+    const { obj, warnings } = this.decodeBody(req, info, r.kind, r.group, r.version);
+    const out = this.registry.update(r, info.namespace, info.name, obj, this.writeOptions(req, sub?.name));
+    return this.respond(req, out.created ? 201 : 200, out.obj, rep, warnings);
+  }
+
+  private patchFunction(req: ApiRequest, info: Extract<RequestInfo, { isResource: true }>, messageName: string): (current: any) => any {
+    const format = bodyFormat(req.headers['content-type'], 'patch');
+    if (!req.body || req.body.length === 0) throw badRequest('the body of the request was empty');
+    const text = req.body.toString('utf8');
+    if (format === 'apply-patch') {
+      throw new StatusError(415, 'UnsupportedMediaType', 'server-side apply (application/apply-patch+yaml) is not supported by this server yet; use client-side apply');
+    }
+    let patch: any;
+    try {
+      patch = JSON.parse(text);
+    } catch (e) {
+      throw badRequest(`error decoding patch: ${(e as Error).message}`);
+    }
+    return (current: any) => {
+      try {
+        if (format === 'json-patch') {
+          if (!Array.isArray(patch)) throw new Error('json patch must be an array of operations');
+          return jsonpatch.applyPatch(current, patch, true, false).newDocument;
+        }
+        if (!patch || typeof patch !== 'object' || Array.isArray(patch)) throw new Error('patch must be a JSON object');
+        if (format === 'merge-patch') return jsonMergePatch(current, patch);
+        return strategicMergePatch(current, patch, messageName);
+      } catch (e) {
+        if (e instanceof StatusError) throw e;
+        const msg = (e as Error).message;
+        if (e instanceof PatchError && e.status === 400) throw badRequest(msg);
+        if (format === 'json-patch' && /test operation failed|TEST_OPERATION_FAILED/i.test(msg)) throw new StatusError(422, 'Invalid', `the server rejected our request due to an error in our request: ${msg}`);
+        throw new StatusError(422, 'Invalid', `the server rejected our request due to an error in our request: ${msg}`.slice(0, 2000));
+      }
+    };
+  }
+
+  private patch(req: ApiRequest, info: Extract<RequestInfo, { isResource: true }>): ApiResponse {
+    const rep = this.representation(req, false);
+    const r = info.resource;
+    const sub = info.subresource;
+    if (sub?.name === 'scale') {
+      const fn = this.patchFunction(req, info, 'k8s.io.api.autoscaling.v1.Scale');
+      return this.respond(req, 200, this.writeScale(req, info, fn), rep);
+    }
+    const message = messageNameForKind(r.group, r.version, r.kind);
+    const apply = this.patchFunction(req, info, message);
+    const level = this.fieldValidation(req);
+    let warnings: string[] = [];
+    const out = this.registry.patch(
+      r,
+      info.namespace,
+      info.name,
+      (current) => {
+        const patched = apply(current);
+        if (patched && typeof patched === 'object') {
+          const res = checkFields(message, patched, undefined, { prune: true });
+          if (res.typeErrors.length > 0) throw badRequest(typeErrorMessage(r.kind, r.version, res.typeErrors[0]));
+          if (level === 'Strict' && res.unknownFields.length) throw badRequest(strictDecodingMessage(res.unknownFields, []));
+          warnings = level === 'Warn' ? res.unknownFields.map((f) => warningFor(f)) : [];
+        }
+        return patched;
+      },
+      this.writeOptions(req, sub?.name),
+    );
+    return this.respond(req, 200, out, rep, warnings);
+  }
+
+  private deleteOptions(req: ApiRequest): DeleteOptions {
+    let body: any = {};
+    if (req.body && req.body.length > 0) {
+      const ct = (req.headers['content-type'] ?? JSON_TYPE).split(';')[0].trim();
+      try {
+        body = ct === PROTOBUF_MEDIA_TYPE ? decodeObject(req.body) : ct === 'application/yaml' ? YAML.parse(req.body.toString('utf8')) : JSON.parse(req.body.toString('utf8'));
+      } catch (e) {
+        throw badRequest(`error decoding DeleteOptions: ${(e as Error).message}`);
+      }
+      if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('error decoding DeleteOptions: the body must be an object');
+      if (body.kind !== undefined && body.kind !== 'DeleteOptions') throw badRequest(`expected DeleteOptions, got ${body.kind}`);
+    }
+    const q = req.query;
+    const grace = intParam(q, 'gracePeriodSeconds') ?? (typeof body.gracePeriodSeconds === 'number' ? body.gracePeriodSeconds : undefined);
+    const dry = [...q.getAll('dryRun'), ...(Array.isArray(body.dryRun) ? body.dryRun : [])];
+    for (const d of dry) if (d !== 'All' && d !== '') throw badRequest(`dryRun: Unsupported value: "${d}": supported values: "All"`);
+    return {
+      gracePeriodSeconds: grace,
+      propagationPolicy: q.get('propagationPolicy') ?? body.propagationPolicy ?? undefined,
+      orphanDependents: boolParam(q, 'orphanDependents') ?? body.orphanDependents,
+      preconditions: body.preconditions,
+      dryRun: dry.length > 0,
+    };
+  }
+
+  private delete(req: ApiRequest, info: Extract<RequestInfo, { isResource: true }>): ApiResponse {
+    const rep = this.representation(req, false);
+    const r = info.resource;
+    const out = this.registry.delete(r, info.namespace, info.name, this.deleteOptions(req));
+    if (out.deleted) {
+      const status: Status = {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Success',
+        details: { name: info.name, group: r.group || undefined, kind: r.resource, uid: out.obj.metadata?.uid },
+        code: 200,
+      };
+      if (r.resource === 'pods' || r.resource === 'namespaces') return this.respond(req, 200, out.obj, rep);
+      return this.respond(req, 200, status, rep);
+    }
+    return this.respond(req, 200, out.obj, rep);
+  }
+
+  private deleteCollection(req: ApiRequest, info: Extract<RequestInfo, { isResource: true }>): ApiResponse {
+    const rep = this.representation(req, false);
+    const r = info.resource;
+    const out = this.registry.deleteCollection(r, info.namespace, listQuery(req.query), this.deleteOptions(req));
+    return this.respond(req, 200, { kind: r.listKind, apiVersion: groupVersion(r.group, r.version), metadata: { resourceVersion: out.resourceVersion }, items: out.items }, rep);
+  }
+
+  // ---- subresources and virtual kinds -----------------------------------------------------------------
+
+  private toScale(r: ResourceInfo, obj: any): any {
+    const sel = obj.spec?.selector;
+    let selector = '';
+    if (sel) {
+      const parts = Object.entries(sel.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`);
+      for (const e of sel.matchExpressions ?? []) {
+        if (e.operator === 'In') parts.push(`${e.key} in (${(e.values ?? []).join(',')})`);
+        else if (e.operator === 'NotIn') parts.push(`${e.key} notin (${(e.values ?? []).join(',')})`);
+        else if (e.operator === 'Exists') parts.push(e.key);
+        else if (e.operator === 'DoesNotExist') parts.push(`!${e.key}`);
+      }
+      selector = parts.join(',');
+    }
+    const m = obj.metadata;
+    return {
+      kind: 'Scale',
+      apiVersion: 'autoscaling/v1',
+      metadata: { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion, creationTimestamp: m.creationTimestamp },
+      spec: { replicas: obj.spec?.replicas ?? 0 },
+      status: { replicas: obj.status?.replicas ?? 0, selector },
+    };
+  }
+
+  private writeScale(req: ApiRequest, info: Extract<RequestInfo, { isResource: true }>, fn: (scale: any) => any): any {
+    const r = info.resource;
+    const result = this.registry.patch(
+      r,
+      info.namespace,
+      info.name,
+      (current) => {
+        const scale = fn(this.toScale(r, current));
+        const replicas = scale?.spec?.replicas;
+        if (!Number.isInteger(replicas) || replicas < 0) {
+          throw new StatusError(422, 'Invalid', `Scale.autoscaling "${info.name}" is invalid: spec.replicas: Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`, {
+            name: info.name,
+            group: 'autoscaling',
+            kind: 'Scale',
+            causes: [{ reason: 'FieldValueInvalid', field: 'spec.replicas', message: `Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0` }],
+          });
+        }
+        const rv = scale.metadata?.resourceVersion;
+        if (rv && rv !== current.metadata.resourceVersion) throw conflict({ group: r.group, resource: r.resource }, info.name, 'the object has been modified; please apply your changes to the latest version and try again');
+        current.spec.replicas = replicas;
+        return current;
+      },
+      this.writeOptions(req),
+    );
+    return this.toScale(r, result);
+  }
+
+  private bind(req: ApiRequest, info: Extract<RequestInfo, { isResource: true }>): ApiResponse {
+    const { obj: binding } = this.decodeBody(req, info, 'Binding', '', 'v1');
+    const target = binding.target;
+    if (!target?.name) throw new StatusError(422, 'Invalid', `Binding "${info.name}" is invalid: target.name: Required value`, { name: info.name, kind: 'Binding', causes: [{ reason: 'FieldValueRequired', field: 'target.name', message: 'Required value' }] });
+    if (target.kind && target.kind !== 'Node') throw new StatusError(422, 'Invalid', `Binding "${info.name}" is invalid: target.kind: Unsupported value: "${target.kind}"`, { name: info.name, kind: 'Binding' });
+    const pods = info.resource;
+    const uid = binding.metadata?.uid;
+    this.registry.patch(
+      pods,
+      info.namespace,
+      info.name,
+      (pod) => {
+        if (uid && pod.metadata.uid !== uid) throw conflict({ group: '', resource: 'pods' }, info.name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${pod.metadata.uid}`);
+        if (pod.metadata.deletionTimestamp) throw conflict({ group: '', resource: 'pods' }, info.name, 'pod is being deleted, cannot be assigned to a host');
+        if (pod.spec.nodeName) throw conflict({ group: '', resource: 'pods' }, info.name, `pod ${info.name} is already assigned to node "${pod.spec.nodeName}"`);
+        pod.spec.nodeName = target.name;
+        pod.status ??= {};
+        const conds = (pod.status.conditions ?? []).filter((c: any) => c.type !== 'PodScheduled');
+        conds.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: this.registry.ctx.nowTime() });
+        pod.status.conditions = conds;
+        return pod;
+      },
+      { ...this.writeOptions(req), subresource: 'binding' },
+    );
+    return this.respond(req, 201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 }, this.representation(req, false));
+  }
+
+  private evict(req: ApiRequest, info: Extract<RequestInfo, { isResource: true }>): ApiResponse {
+    const { obj: eviction } = this.decodeBody(req, info, 'Eviction', 'policy', 'v1');
+    const pods = info.resource;
+    const pod = this.registry.get(pods, info.namespace, info.name);
+    const pdbs = this.registry.list({ group: 'policy', version: 'v1', resource: 'poddisruptionbudgets', namespaced: true } as ResourceInfo, info.namespace, {}).items;
+    for (const pdb of pdbs) {
+      const sel = pdb.spec?.selector;
+      if (!sel) continue;
+      const labels = pod.metadata.labels ?? {};
+      const ok = Object.entries(sel.matchLabels ?? {}).every(([k, v]) => labels[k] === v);
+      if (ok && (pdb.status?.disruptionsAllowed ?? 0) <= 0 && pod.status?.phase === 'Running') {
+        throw new StatusError(429, 'TooManyRequests', 'Cannot evict pod as it would violate the pod\'s disruption budget.', { causes: [{ reason: 'DisruptionBudget', message: `The disruption budget ${pdb.metadata.name} needs ${pdb.status?.desiredHealthy ?? 0} healthy pods and has ${pdb.status?.currentHealthy ?? 0} currently` }] }, { 'Retry-After': '10' });
+      }
+    }
+    this.registry.delete(pods, info.namespace, info.name, { ...(eviction.deleteOptions ?? {}), dryRun: this.writeOptions(req).dryRun });
+    return this.respond(req, 201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 }, this.representation(req, false));
+  }
+
+  private accessReview(req: ApiRequest, info: Extract<RequestInfo, { isResource: true }>): ApiResponse {
+    const r = info.resource;
+    const { obj } = this.decodeBody(req, info, r.kind, r.group, r.version);
+    obj.apiVersion = groupVersion(r.group, r.version);
+    obj.kind = r.kind;
+    obj.metadata = { ...(obj.metadata ?? {}), creationTimestamp: null };
+    // NOTE: no authorizer yet: every request is allowed (the authorization issue replaces this).
+    obj.status = { allowed: true, reason: 'orrery has no authorizer configured; all requests are allowed' };
+    return this.respond(req, 201, obj, this.representation(req, false));
+  }
+
+  // ---- non-resource paths ---------------------------------------------------------------------------------
+
+  private json(req: ApiRequest, obj: unknown, contentType = JSON_TYPE, status = 200): ApiResponse {
+    return { status, headers: { 'content-type': contentType }, body: typeof obj === 'string' ? obj : JSON.stringify(obj) };
+  }
+
+  private nonResource(req: ApiRequest): ApiResponse | Promise<ApiResponse> {
+    const path = req.path.replace(/\/+$/, '') || '/';
+    if (req.method !== 'GET' && req.method !== 'HEAD') throw new StatusError(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource');
+    const parts = path.split('/').filter(Boolean);
+    if (path === '/version') return this.json(req, discovery.versionInfo());
+    if (path === '/api' || path === '/apis') {
+      const agg = discovery.negotiateDiscovery(req.headers['accept']);
+      if (agg) {
+        const res = this.json(req, discovery.aggregatedDiscovery(path === '/api' ? 'api' : 'apis', agg.version), discovery.aggregatedDiscoveryContentType(agg.version));
+        res.headers['vary'] = 'Accept';
+        return res;
+      }
+      return this.json(req, path === '/api' ? discovery.apiVersions() : discovery.apiGroupList());
+    }
+    if (parts[0] === 'api' && parts.length === 2) {
+      const doc = discovery.apiResourceList('', parts[1]);
+      if (doc) return this.json(req, doc);
+    }
+    if (parts[0] === 'apis' && parts.length === 2) {
+      const doc = discovery.apiGroup(parts[1]);
+      if (doc) return this.json(req, doc);
+    }
+    if (parts[0] === 'apis' && parts.length === 3) {
+      const doc = discovery.apiResourceList(parts[1], parts[2]);
+      if (doc) return this.json(req, doc);
+    }
+    if (path === '/healthz' || path === '/livez' || path === '/readyz' || /^\/(healthz|livez|readyz)\/[a-z-]+$/.test(path)) return this.health(req, path);
+    if (path === '/metrics') return this.metrics.render().then((body) => ({ status: 200, headers: { 'content-type': this.metrics.contentType }, body }));
+    if (path === '/openapi/v2' || path === '/swagger-2.0.0.pb-v1' || path === '/swagger.json') {
+      const wantsProto = path === '/swagger-2.0.0.pb-v1' || parseMediaRanges(req.headers['accept']).some((m) => m.type === 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' || m.type === 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
+      if (wantsProto) return { status: 200, headers: { 'content-type': 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' }, body: openAPIv2Protobuf() };
+      return { status: 200, headers: { 'content-type': JSON_TYPE }, body: openAPIv2Json() };
+    }
+    if (path === '/openapi/v3') return this.json(req, buildOpenAPIv3Index());
+    if (parts[0] === 'openapi' && parts[1] === 'v3' && parts.length > 2) {
+      const doc = openAPIv3Json(parts.slice(2).join('/'));
+      if (doc) return { status: 200, headers: { 'content-type': JSON_TYPE, 'cache-control': 'public, immutable' }, body: doc };
+    }
+    if (path === '/') {
+      return this.json(req, { paths: ['/api', '/api/v1', '/apis', ...discovery.apiGroupList().groups.flatMap((g) => [`/apis/${g.name}`, ...g.versions.map((v) => `/apis/${v.groupVersion}`)]), '/healthz', '/livez', '/metrics', '/openapi/v2', '/openapi/v3', '/readyz', '/version'] });
+    }
+    throw new StatusError(404, 'NotFound', 'the server could not find the requested resource');
+  }
+
+  private health(req: ApiRequest, path: string): ApiResponse {
+    const endpoint = path.split('/')[1];
+    const checks: [string, boolean][] = [
+      ['ping', true],
+      ['log', true],
+      ['etcd', this.storageHealthy()],
+      ['poststarthook/start-apiextensions-informers', true],
+    ];
+    if (endpoint === 'readyz') checks.push(['shutdown', this.opts.ready ? this.opts.ready() : true]);
+    const sub = path.split('/')[2];
+    if (sub) {
+      const c = checks.find(([n]) => n === sub);
+      if (!c) throw new StatusError(404, 'NotFound', 'the server could not find the requested resource');
+      return { status: c[1] ? 200 : 500, headers: { 'content-type': 'text/plain; charset=utf-8' }, body: c[1] ? 'ok' : `[-]${sub} failed: reason withheld\n` };
+    }
+    const ok = checks.every(([, v]) => v);
+    const verbose = req.query.has('verbose');
+    let body = ok ? 'ok' : '';
+    if (verbose || !ok) {
+      body = checks.map(([n, v]) => (v ? `[+]${n} ok` : `[-]${n} failed: reason withheld`)).join('\n') + `\n${endpoint} check ${ok ? 'passed' : 'failed'}\n`;
+    }
+    return { status: ok ? 200 : 500, headers: { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' }, body };
+  }
+
+  private storageHealthy(): boolean {
+    try {
+      this.opts.storage.currentRevision();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+export { notFound };

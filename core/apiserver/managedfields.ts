@@ -1,0 +1,160 @@
+import { patchMetaFor } from './patchmeta.ts';
+import { typeModel, type MessageModel } from './typemodel.ts';
+
+/**
+ * managedFields for Update operations: the manager of a create owns every field it set; an update
+ * gives its manager the fields it changed or added and takes them from every other manager. Field
+ * sets are FieldsV1 trees (`f:` fields, `k:` list items by merge key, `v:` set members, `.` self).
+ */
+
+/** One metadata.managedFields entry. */
+export interface ManagedFieldsEntry {
+  manager: string;
+  operation: 'Update' | 'Apply';
+  apiVersion: string;
+  time: string;
+  fieldsType: 'FieldsV1';
+  fieldsV1: Record<string, unknown>;
+  subresource?: string;
+}
+
+const SYSTEM_META = new Set(['name', 'namespace', 'uid', 'resourceVersion', 'generation', 'creationTimestamp', 'managedFields', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'selfLink', 'generateName']);
+
+type Leaves = Map<string, string>;
+
+function messageOf(name: string | undefined): MessageModel | undefined {
+  if (!name) return undefined;
+  try {
+    return typeModel().message(name);
+  } catch {
+    return undefined;
+  }
+}
+
+function walk(value: unknown, msg: MessageModel | undefined, path: string[], out: Leaves, scope: 'main' | 'status' | 'all'): void {
+  if (value === null || typeof value !== 'object') {
+    out.set(JSON.stringify(path), JSON.stringify(value));
+    return;
+  }
+  if (Array.isArray(value)) {
+    out.set(JSON.stringify(path), JSON.stringify(value));
+    return;
+  }
+  const obj = value as Record<string, unknown>;
+  const top = path.length === 0;
+  for (const [k, v] of Object.entries(obj)) {
+    if (top && (k === 'apiVersion' || k === 'kind')) continue;
+    if (top && scope === 'main' && k === 'status') continue;
+    if (top && scope === 'status' && k !== 'status') continue;
+    if (path.length === 1 && path[0] === 'f:metadata' && SYSTEM_META.has(k)) continue;
+    if (v === undefined) continue;
+    const field = msg?.byName.get(k);
+    const child = field && field.type.kind === 'message' && !field.mapKey ? field.type.message : undefined;
+    if (field?.mapKey) {
+      const m = v as Record<string, unknown>;
+      if (m && typeof m === 'object' && !Array.isArray(m)) {
+        out.set(JSON.stringify([...path, `f:${k}`, '.']), '');
+        const elem = field.type.kind === 'message' ? field.type.message : undefined;
+        for (const [mk, mv] of Object.entries(m)) walk(mv, messageOf(elem), [...path, `f:${k}`, `f:${mk}`], out, 'all');
+        continue;
+      }
+    }
+    if (Array.isArray(v) && field && msg) {
+      const meta = patchMetaFor(msg.fullName, k);
+      const keys = meta?.listMapKeys ?? (meta?.mergeKey ? [meta.mergeKey] : undefined);
+      if (keys && field.type.kind === 'message') {
+        const elem = messageOf(field.type.message);
+        for (const item of v) {
+          if (!item || typeof item !== 'object') continue;
+          const id: Record<string, unknown> = {};
+          for (const key of keys) if ((item as Record<string, unknown>)[key] !== undefined) id[key] = (item as Record<string, unknown>)[key];
+          const seg = `k:${JSON.stringify(id)}`;
+          out.set(JSON.stringify([...path, `f:${k}`, seg, '.']), '');
+          walk(item, elem, [...path, `f:${k}`, seg], out, 'all');
+        }
+        continue;
+      }
+      if ((meta?.strategy?.includes('merge') || meta?.listType === 'set') && field.type.kind !== 'message') {
+        for (const item of v) out.set(JSON.stringify([...path, `f:${k}`, `v:${JSON.stringify(item)}`]), '');
+        continue;
+      }
+    }
+    walk(v, messageOf(child), [...path, `f:${k}`], out, 'all');
+  }
+}
+
+function leavesOf(obj: unknown, messageName: string | undefined, scope: 'main' | 'status'): Leaves {
+  const out: Leaves = new Map();
+  walk(obj, messageOf(messageName), [], out, scope);
+  return out;
+}
+
+function flatten(tree: Record<string, unknown>, path: string[] = [], out = new Set<string>()): Set<string> {
+  for (const [k, v] of Object.entries(tree)) {
+    const p = [...path, k];
+    if (v && typeof v === 'object' && Object.keys(v).length > 0) flatten(v as Record<string, unknown>, p, out);
+    else out.add(JSON.stringify(p));
+  }
+  return out;
+}
+
+function unflatten(paths: Iterable<string>): Record<string, unknown> {
+  const root: Record<string, any> = {};
+  for (const p of paths) {
+    let node = root;
+    for (const seg of JSON.parse(p) as string[]) node = node[seg] ??= {};
+  }
+  return root;
+}
+
+/**
+ * The managedFields of an object after a create or update by `manager`. `old` is undefined on
+ * create. Returns the new list; entries left without fields are dropped.
+ */
+export function updateManagedFields(opts: {
+  old: Record<string, any> | undefined;
+  obj: Record<string, any>;
+  manager: string;
+  apiVersion: string;
+  time: string;
+  messageName: string | undefined;
+  subresource?: string;
+}): ManagedFieldsEntry[] {
+  const scope = opts.subresource === 'status' ? 'status' : 'main';
+  const previous: ManagedFieldsEntry[] = Array.isArray(opts.old?.metadata?.managedFields) ? opts.old!.metadata.managedFields : [];
+  const newLeaves = leavesOf(opts.obj, opts.messageName, scope);
+  const oldLeaves = opts.old ? leavesOf(opts.old, opts.messageName, scope) : new Map<string, string>();
+  const changed = new Set<string>();
+  for (const [k, v] of newLeaves) if (oldLeaves.get(k) !== v) changed.add(k);
+  const removed = new Set<string>();
+  for (const k of oldLeaves.keys()) if (!newLeaves.has(k)) removed.add(k);
+
+  const entries: ManagedFieldsEntry[] = [];
+  let mine: Set<string> | undefined;
+  for (const e of previous) {
+    const set = flatten(e.fieldsV1 ?? {});
+    if (e.manager === opts.manager && e.operation === 'Update' && (e.subresource ?? '') === (opts.subresource ?? '')) {
+      mine = set;
+      continue;
+    }
+    for (const k of changed) set.delete(k);
+    for (const k of removed) set.delete(k);
+    if (set.size > 0) entries.push({ ...e, fieldsV1: unflatten(set) });
+  }
+  const own = mine ?? new Set<string>();
+  for (const k of removed) own.delete(k);
+  for (const k of changed) own.add(k);
+  if (own.size > 0 || !opts.old) {
+    const entry: ManagedFieldsEntry = { manager: opts.manager, operation: 'Update', apiVersion: opts.apiVersion, time: opts.time, fieldsType: 'FieldsV1', fieldsV1: unflatten(own) };
+    if (opts.subresource) entry.subresource = opts.subresource;
+    entries.push(entry);
+  }
+  return entries;
+}
+
+/** The field manager for a request: `fieldManager`, else the User-Agent up to its first `/`. */
+export function managerFor(fieldManager: string | null, userAgent: string | undefined): string {
+  if (fieldManager) return fieldManager;
+  const ua = (userAgent ?? 'unknown').split('/')[0];
+  return ua.slice(0, 128) || 'unknown';
+}

@@ -1,0 +1,575 @@
+import type { Clock } from '../machinery/clock.ts';
+import type { Rng } from '../machinery/rng.ts';
+import { StatusError, alreadyExists, badRequest, conflict, gone, invalid, notFound, tooLargeResourceVersion, type StatusCause } from '../machinery/status.ts';
+import { isStorageError, type KeyValue, type Storage } from '../storage/interface.ts';
+import { parseLabelSelector, type LabelSelector } from '../machinery/labels.ts';
+import { parseFieldSelector, type FieldSelector } from '../machinery/fields.ts';
+import { checkFieldSelector, fieldSelectorAttributes } from './fieldselectors.ts';
+import { validateObjectMeta, validateObjectMetaUpdate } from '../machinery/metavalidation.ts';
+import { nameValidatorFor } from '../machinery/names.ts';
+import { groupVersion, type ResourceInfo } from './resources.ts';
+import { updateManagedFields } from './managedfields.ts';
+import { messageNameForKind } from './typemodel.ts';
+
+/** What a strategy may use. */
+export interface StrategyContext {
+  readonly clock: Clock;
+  readonly rng: Rng;
+  readonly registry: Registry;
+  /** The current time as Kubernetes serializes metav1.Time (RFC 3339, seconds). */
+  nowTime(): string;
+}
+
+/**
+ * The behaviour one kind adds to the generic store. Every method is optional: a kind without a
+ * strategy is stored as sent (after the generic metadata handling).
+ */
+export interface Strategy {
+  /** Sets server-owned fields on create (status, allocated addresses, defaults). */
+  prepareForCreate?(obj: any, ctx: StrategyContext): void;
+  /** Sets server-owned fields on update of the main resource (keeps status) or a subresource. */
+  prepareForUpdate?(obj: any, old: any, ctx: StrategyContext, subresource?: string): void;
+  /** Kind-specific validation; causes become 422 Invalid. */
+  validate?(obj: any, ctx: StrategyContext): StatusCause[];
+  validateUpdate?(obj: any, old: any, ctx: StrategyContext, subresource?: string): StatusCause[];
+  /** Seconds of graceful deletion for this object and request (0: remove at once). */
+  gracePeriodSeconds?(obj: any, requested: number | undefined): number;
+  /** True while the object holds finalization outside metadata.finalizers (a namespace's spec.finalizers). */
+  pendingFinalization?(obj: any): boolean;
+  /** Called when deletion starts on an object that stays (sets e.g. a Terminating phase). */
+  onTerminating?(obj: any): void;
+  /** After the object left storage (release allocations). */
+  afterDelete?(obj: any, ctx: StrategyContext): void;
+  /** Converts the stored form to the served version (same-storage kinds served in several groups). */
+  toServed?(stored: any): any;
+  /** Converts a served-version object to the stored form. */
+  toStored?(obj: any): any;
+}
+
+/** Parsed list options (the query of a list or watch). */
+export interface ListQuery {
+  resourceVersion?: string;
+  resourceVersionMatch?: string;
+  limit?: number;
+  continue?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+}
+
+/** The answer of a list: items in the served version plus list metadata. */
+export interface ListOutcome {
+  items: any[];
+  resourceVersion: string;
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+/** Options of a write. */
+export interface WriteOptions {
+  manager: string;
+  dryRun: boolean;
+  subresource?: string;
+}
+
+/** DeleteOptions as the server understands them. */
+export interface DeleteOptions {
+  gracePeriodSeconds?: number;
+  propagationPolicy?: string;
+  orphanDependents?: boolean;
+  preconditions?: { uid?: string; resourceVersion?: string };
+  dryRun: boolean;
+}
+
+/** The outcome of a delete: the object, and whether it left storage. */
+export interface DeleteOutcome {
+  obj: any;
+  deleted: boolean;
+}
+
+const CONTINUE_VERSION = 'meta.k8s.io/v1';
+
+/** Encodes a continue token the way Kubernetes does (base64 of `{"v","rv","start"}`). */
+export function encodeContinue(rv: number, startKey: string): string {
+  return Buffer.from(JSON.stringify({ v: CONTINUE_VERSION, rv, start: startKey })).toString('base64url');
+}
+
+/** Decodes a continue token; throws 400 for garbage. */
+export function decodeContinue(token: string): { rv: number; start: string } {
+  try {
+    const t = JSON.parse(Buffer.from(token, 'base64').toString('utf8'));
+    if (t.v !== CONTINUE_VERSION || typeof t.rv !== 'number' || typeof t.start !== 'string' || t.rv <= 0) throw new Error('bad');
+    return { rv: t.rv, start: t.start };
+  } catch {
+    throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+  }
+}
+
+function parseRV(rv: string, what = 'resourceVersion'): number {
+  if (!/^\d+$/.test(rv)) throw badRequest(`Invalid value: "${rv}": invalid ${what}`);
+  const n = Number(rv);
+  if (!Number.isSafeInteger(n)) throw badRequest(`Invalid value: "${rv}": invalid ${what}`);
+  return n;
+}
+
+/** The wire form of metav1.Time for a millisecond timestamp. */
+export function formatTime(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+function specOf(obj: any): string {
+  const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = obj;
+  return JSON.stringify(rest);
+}
+
+/**
+ * The one generic registry store: storage keys, resourceVersion semantics, metadata, finalizers,
+ * graceful deletion, managed fields, selectors and paging for every kind; kinds add strategies.
+ */
+export class Registry {
+  readonly ctx: StrategyContext;
+
+  constructor(
+    readonly storage: Storage,
+    readonly clock: Clock,
+    readonly rng: Rng,
+    private readonly strategies: ReadonlyMap<string, Strategy>,
+  ) {
+    this.ctx = { clock, rng, registry: this, nowTime: () => formatTime(clock.now()) };
+  }
+
+  /** The strategy of a resource (an empty one if it has none). */
+  strategy(r: ResourceInfo): Strategy {
+    return this.strategies.get(`${r.group}/${r.resource}`) ?? {};
+  }
+
+  /** The storage key prefix of a resource (all namespaces, or one). Resources sharing storage share prefixes. */
+  prefix(r: ResourceInfo, namespace = ''): string {
+    const group = r.resource === 'events' ? 'core' : r.group || 'core';
+    const base = `/registry/${group}/${r.resource}/`;
+    return r.namespaced && namespace ? `${base}${namespace}/` : base;
+  }
+
+  /** The storage key of one object. */
+  key(r: ResourceInfo, namespace: string, name: string): string {
+    return `${this.prefix(r, namespace)}${name}`;
+  }
+
+  /** Decodes a stored value into the served form with metadata.resourceVersion set. */
+  decode(r: ResourceInfo, kv: KeyValue): any {
+    const obj = JSON.parse(kv.value);
+    obj.metadata.resourceVersion = String(kv.modRevision);
+    const s = this.strategy(r);
+    return s.toServed ? s.toServed(obj) : obj;
+  }
+
+  private encode(r: ResourceInfo, obj: any): string {
+    const s = this.strategy(r);
+    const stored = s.toStored ? s.toStored(obj) : obj;
+    const rv = stored.metadata.resourceVersion;
+    delete stored.metadata.resourceVersion;
+    const text = JSON.stringify(stored);
+    if (rv !== undefined) stored.metadata.resourceVersion = rv;
+    return text;
+  }
+
+  private gr(r: ResourceInfo) {
+    return { group: r.group, resource: r.resource };
+  }
+
+  /** The newest revision, as a resourceVersion. */
+  currentResourceVersion(): string {
+    return String(this.storage.currentRevision());
+  }
+
+  private checkNotFuture(rv: number): void {
+    const cur = this.storage.currentRevision();
+    if (rv > cur) throw tooLargeResourceVersion(rv, cur);
+  }
+
+  private translate(err: unknown, r: ResourceInfo, name: string): never {
+    if (isStorageError(err)) {
+      switch (err.code) {
+        case 'KeyExists':
+          throw alreadyExists(this.gr(r), name);
+        case 'KeyNotFound':
+          throw notFound(this.gr(r), name);
+        case 'Conflict':
+          throw conflict(this.gr(r), name, 'the object has been modified; please apply your changes to the latest version and try again');
+        case 'Compacted':
+          throw gone(`The resourceVersion for the provided list is too old.`, 'Expired');
+        case 'FutureRevision':
+          throw tooLargeResourceVersion(err.revision, this.storage.currentRevision());
+        default:
+          throw new StatusError(503, 'ServiceUnavailable', err.message);
+      }
+    }
+    throw err;
+  }
+
+  /** GET of one object, with Kubernetes' resourceVersion semantics (unset: most recent; `0`: any; other: not older than). */
+  get(r: ResourceInfo, namespace: string, name: string, resourceVersion?: string): any {
+    if (resourceVersion && resourceVersion !== '0') this.checkNotFuture(parseRV(resourceVersion));
+    const kv = this.storage.get(this.key(r, namespace, name));
+    if (!kv) throw notFound(this.gr(r), name);
+    return this.decode(r, kv);
+  }
+
+  /** Builds the label and field selector predicate of a list or watch (400 for bad selectors). */
+  selectors(r: ResourceInfo, q: ListQuery): ((obj: any) => boolean) | undefined {
+    let ls: LabelSelector | undefined;
+    let fs: FieldSelector | undefined;
+    try {
+      if (q.labelSelector) ls = parseLabelSelector(q.labelSelector);
+    } catch (e) {
+      throw badRequest((e as Error).message);
+    }
+    try {
+      if (q.fieldSelector) fs = parseFieldSelector(q.fieldSelector);
+    } catch (e) {
+      throw badRequest((e as Error).message);
+    }
+    if (ls && ls.empty()) ls = undefined;
+    if (fs && fs.requirements.length === 0) fs = undefined;
+    if (fs) checkFieldSelector(r.group, r.resource, fs);
+    if (!ls && !fs) return undefined;
+    const attrs = fieldSelectorAttributes(r.group, r.resource);
+    return (obj: any) => {
+      if (ls && !ls.matches(obj.metadata?.labels)) return false;
+      if (fs && !fs.matches((field: string) => attrs[field]?.(obj))) return false;
+      return true;
+    };
+  }
+
+  /**
+   * LIST with every cell of the seed's get/list table: resourceVersion × resourceVersionMatch ×
+   * limit/continue, one consistent snapshot across chunks, 410 for compacted versions and tokens.
+   */
+  list(r: ResourceInfo, namespace: string, q: ListQuery): ListOutcome {
+    const rv = q.resourceVersion;
+    const match = q.resourceVersionMatch;
+    const limit = q.limit && q.limit > 0 ? q.limit : 0;
+    let readAt = 0;
+    let startAfter: string | undefined;
+    const prefix = this.prefix(r, namespace);
+
+    if (match !== undefined && match !== '') {
+      if (match !== 'Exact' && match !== 'NotOlderThan') throw badRequest(`resourceVersionMatch: Unsupported value: "${match}": supported values: "Exact", "NotOlderThan"`);
+      if (q.continue) throw badRequest(`resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided`);
+      if (!rv) throw badRequest(`resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided`);
+      if (match === 'Exact') {
+        if (rv === '0') throw badRequest(`resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"`);
+        readAt = parseRV(rv);
+        this.checkNotFuture(readAt);
+      } else if (rv !== '0') {
+        this.checkNotFuture(parseRV(rv));
+      }
+    } else if (q.continue) {
+      if (rv && rv !== '0') throw badRequest('specifying resource version is not allowed when using continue');
+      const tok = decodeContinue(q.continue);
+      if (tok.rv < this.storage.compactedRevision()) {
+        throw gone(
+          'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+          'Expired',
+        );
+      }
+      if (tok.rv > this.storage.currentRevision()) throw badRequest('continue key is not valid: resource version is in the future');
+      readAt = tok.rv;
+      if (tok.start.includes('..') || tok.start.startsWith('/')) throw badRequest('continue key is not valid: invalid start key');
+      startAfter = prefix + tok.start;
+    } else if (rv && rv !== '0') {
+      const n = parseRV(rv);
+      this.checkNotFuture(n);
+      if (limit > 0) readAt = n;
+    }
+
+    const pred = this.selectors(r, q);
+    const filter = pred ? (kv: KeyValue) => pred(this.decode(r, kv)) : undefined;
+    let res;
+    try {
+      res = this.storage.list(prefix, { revision: readAt || undefined, afterKey: startAfter, limit, filter });
+    } catch (e) {
+      this.translate(e, r, '');
+    }
+    const items = res.items.map((kv) => this.decode(r, kv));
+    const out: ListOutcome = { items, resourceVersion: String(res.revision) };
+    if (res.more && items.length > 0) {
+      const lastKey = res.items[res.items.length - 1].key;
+      out.continue = encodeContinue(res.revision, lastKey.slice(prefix.length));
+      if (!pred && res.remaining !== undefined && res.remaining > 0) out.remainingItemCount = res.remaining;
+    }
+    return out;
+  }
+
+  /** Checks that a namespaced create may happen in `namespace` (exists, not terminating). */
+  private checkNamespace(namespace: string): void {
+    const kv = this.storage.get(`/registry/core/namespaces/${namespace}`);
+    if (!kv) throw notFound({ group: '', resource: 'namespaces' }, namespace);
+    const ns = JSON.parse(kv.value);
+    if (ns.metadata?.deletionTimestamp || ns.status?.phase === 'Terminating') {
+      throw new StatusError(403, 'Forbidden', `unable to create new content in namespace ${namespace} because it is being terminated`, {
+        name: namespace,
+        kind: 'namespaces',
+        causes: [{ reason: 'NamespaceTerminating', message: `namespace ${namespace} is being terminated`, field: 'metadata.namespace' }],
+      });
+    }
+  }
+
+  private validateMeta(r: ResourceInfo, obj: any, old: any | undefined): StatusCause[] {
+    const nameValidator = nameValidatorFor(r.group, r.resource);
+    const errs = validateObjectMeta(obj.metadata, { namespaced: r.namespaced, nameValidator, isCreate: !old });
+    if (old) errs.push(...validateObjectMetaUpdate({ ...obj.metadata, resourceVersion: old.metadata.resourceVersion }, old.metadata));
+    const seen = new Set<string>();
+    const causes: StatusCause[] = [];
+    for (const e of errs) {
+      const k = `${e.field}\0${e.message}`;
+      if (seen.has(k)) continue;
+      seen.add(k);
+      causes.push({ reason: e.type, message: e.message, field: e.field });
+    }
+    return causes;
+  }
+
+  private failInvalid(r: ResourceInfo, obj: any, causes: StatusCause[]): void {
+    if (causes.length > 0) throw invalid(r.kind, r.group, obj.metadata?.name ?? obj.metadata?.generateName ?? '', causes);
+  }
+
+  /** CREATE: generateName, uid, timestamps, generation, managedFields, namespace checks, strategy, storage. */
+  create(r: ResourceInfo, namespace: string, obj: any, opts: WriteOptions): any {
+    obj.apiVersion = groupVersion(r.group, r.version);
+    obj.kind = r.kind;
+    obj.metadata ??= {};
+    const meta = obj.metadata;
+    if (r.namespaced) {
+      if (meta.namespace && namespace && meta.namespace !== namespace) {
+        throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+      }
+      meta.namespace = namespace || meta.namespace;
+    } else {
+      delete meta.namespace;
+    }
+    if (!meta.name && meta.generateName) meta.name = `${meta.generateName}${this.rng.alphanumeric(5)}`;
+    if (meta.name && meta.generateName && meta.name.length > 253) meta.name = meta.name.slice(0, 253);
+    for (const f of ['resourceVersion', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'selfLink']) delete meta[f];
+    meta.uid = this.rng.uuid();
+    meta.creationTimestamp = this.ctx.nowTime();
+    if ('spec' in obj) meta.generation = 1;
+    else delete meta.generation;
+    const s = this.strategy(r);
+    s.prepareForCreate?.(obj, this.ctx);
+    const causes = this.validateMeta(r, obj, undefined);
+    if (causes.length === 0 && s.validate) causes.push(...s.validate(obj, this.ctx));
+    this.failInvalid(r, obj, causes);
+    if (r.namespaced) this.checkNamespace(meta.namespace);
+    meta.managedFields = updateManagedFields({ old: undefined, obj, manager: opts.manager, apiVersion: obj.apiVersion, time: meta.creationTimestamp, messageName: messageNameForKind(r.group, r.version, r.kind) });
+    if (opts.dryRun) {
+      if (this.storage.get(this.key(r, meta.namespace ?? '', meta.name))) throw alreadyExists(this.gr(r), meta.name);
+      return obj;
+    }
+    try {
+      const kv = this.storage.create(this.key(r, meta.namespace ?? '', meta.name), this.encode(r, obj));
+      meta.resourceVersion = String(kv.modRevision);
+    } catch (e) {
+      this.translate(e, r, meta.name);
+    }
+    return obj;
+  }
+
+  /**
+   * UPDATE (PUT) of the main resource or a subresource. Creates the object when it does not exist
+   * (the seed: PUT is classified as create or update). A set metadata.resourceVersion is a
+   * precondition; an empty one updates unconditionally.
+   */
+  update(r: ResourceInfo, namespace: string, name: string, obj: any, opts: WriteOptions): { obj: any; created: boolean } {
+    obj.metadata ??= {};
+    if (obj.metadata.name && obj.metadata.name !== name) throw badRequest(`the name of the object (${obj.metadata.name}) does not match the name on the URL (${name})`);
+    if (r.namespaced && obj.metadata.namespace && obj.metadata.namespace !== namespace) {
+      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
+    }
+    obj.metadata.name = name;
+    const kv = this.storage.get(this.key(r, namespace, name));
+    if (!kv) {
+      if (opts.subresource) throw notFound(this.gr(r), name);
+      if (obj.metadata.resourceVersion) throw notFound(this.gr(r), name);
+      return { obj: this.create(r, namespace, obj, opts), created: true };
+    }
+    const old = this.decode(r, kv);
+    const precondition = obj.metadata.resourceVersion;
+    if (precondition && precondition !== old.metadata.resourceVersion) {
+      throw conflict(this.gr(r), name, 'the object has been modified; please apply your changes to the latest version and try again');
+    }
+    return { obj: this.commitUpdate(r, old, kv.modRevision, obj, opts), created: false };
+  }
+
+  /** Applies generic update rules and the strategy to `obj` over `old`, then stores with CAS. */
+  private commitUpdate(r: ResourceInfo, old: any, oldRevision: number, obj: any, opts: WriteOptions): any {
+    obj.apiVersion = groupVersion(r.group, r.version);
+    obj.kind = r.kind;
+    const meta = (obj.metadata ??= {});
+    const om = old.metadata;
+    if (meta.uid && meta.uid !== om.uid) {
+      throw conflict(this.gr(r), om.name, `Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${om.uid}`);
+    }
+    const sub = opts.subresource;
+    if (sub === 'status') {
+      const status = obj.status;
+      obj = structuredClone(old);
+      if (status === undefined) delete obj.status;
+      else obj.status = status;
+    } else if (!sub && r.subresources.some((s) => s.name === 'status') && r.resource !== 'namespaces') {
+      if (old.status === undefined) delete obj.status;
+      else obj.status = structuredClone(old.status);
+    }
+    const m = obj.metadata;
+    m.name = om.name;
+    if (r.namespaced) m.namespace = om.namespace;
+    m.uid = om.uid;
+    m.creationTimestamp = om.creationTimestamp;
+    if (om.deletionTimestamp) m.deletionTimestamp = om.deletionTimestamp;
+    else delete m.deletionTimestamp;
+    if (om.deletionGracePeriodSeconds !== undefined) m.deletionGracePeriodSeconds = om.deletionGracePeriodSeconds;
+    else delete m.deletionGracePeriodSeconds;
+    delete m.selfLink;
+    if (om.generation !== undefined) m.generation = specOf(obj) !== specOf(old) ? om.generation + 1 : om.generation;
+    const s = this.strategy(r);
+    s.prepareForUpdate?.(obj, old, this.ctx, sub);
+    const causes = this.validateMeta(r, obj, old);
+    if (causes.length === 0 && s.validateUpdate) causes.push(...s.validateUpdate(obj, old, this.ctx, sub));
+    this.failInvalid(r, obj, causes);
+    if (om.deletionTimestamp && Array.isArray(m.finalizers) && m.finalizers.some((f: string) => !(om.finalizers ?? []).includes(f))) {
+      throw invalid(r.kind, r.group, om.name, [{ reason: 'FieldValueForbidden', field: 'metadata.finalizers', message: 'Forbidden: no new finalizers can be added if the object is being deleted' }]);
+    }
+    m.managedFields = updateManagedFields({
+      old,
+      obj,
+      manager: opts.manager,
+      apiVersion: obj.apiVersion,
+      time: this.ctx.nowTime(),
+      messageName: messageNameForKind(r.group, r.version, r.kind),
+      subresource: sub,
+    });
+    delete m.resourceVersion;
+    if (m.finalizers && m.finalizers.length === 0) delete m.finalizers;
+    const unchanged = JSON.stringify(obj) === JSON.stringify({ ...old, metadata: { ...om, resourceVersion: undefined } });
+    if (unchanged) return old;
+    // Two-phase deletion: once the last finalizer goes from a terminating object, it leaves storage.
+    const finishing = m.deletionTimestamp && (!m.finalizers || m.finalizers.length === 0) && !(m.deletionGracePeriodSeconds > 0) && !s.pendingFinalization?.(obj);
+    if (opts.dryRun) {
+      m.resourceVersion = om.resourceVersion;
+      return obj;
+    }
+    try {
+      if (finishing) {
+        const kv = this.storage.delete(this.key(r, om.namespace ?? '', om.name), oldRevision);
+        s.afterDelete?.(obj, this.ctx);
+        m.resourceVersion = String(kv.modRevision);
+        return obj;
+      }
+      const kv = this.storage.update(this.key(r, om.namespace ?? '', om.name), this.encode(r, obj), oldRevision);
+      m.resourceVersion = String(kv.modRevision);
+    } catch (e) {
+      this.translate(e, r, om.name);
+    }
+    return obj;
+  }
+
+  /**
+   * PATCH: reads the current object, lets `apply` produce the patched one, and stores it with
+   * compare-and-swap, retrying on conflicts unless the patch itself carries a resourceVersion.
+   */
+  patch(r: ResourceInfo, namespace: string, name: string, apply: (current: any) => any, opts: WriteOptions): any {
+    for (let attempt = 0; ; attempt++) {
+      const kv = this.storage.get(this.key(r, namespace, name));
+      if (!kv) throw notFound(this.gr(r), name);
+      const current = this.decode(r, kv);
+      const patched = apply(structuredClone(current));
+      if (!patched || typeof patched !== 'object' || Array.isArray(patched)) throw badRequest('the patch did not produce an object');
+      patched.metadata ??= {};
+      if (patched.metadata.name !== undefined && patched.metadata.name !== name) {
+        throw badRequest(`the name of the object (${patched.metadata.name}) does not match the name on the URL (${name})`);
+      }
+      const rv = patched.metadata.resourceVersion;
+      if (rv && rv !== current.metadata.resourceVersion) {
+        throw conflict(this.gr(r), name, 'the object has been modified; please apply your changes to the latest version and try again');
+      }
+      try {
+        return this.commitUpdate(r, current, kv.modRevision, patched, opts);
+      } catch (e) {
+        if (e instanceof StatusError && e.reason === 'Conflict' && !rv && attempt < 5 && !/Precondition/.test(e.message)) continue;
+        throw e;
+      }
+    }
+  }
+
+  /**
+   * DELETE: preconditions, graceful deletion (deletionTimestamp + deletionGracePeriodSeconds) where
+   * the strategy asks for it, finalizers (two-phase), propagationPolicy recorded as the
+   * `orphan` / `foregroundDeletion` finalizers as Kubernetes records it.
+   */
+  delete(r: ResourceInfo, namespace: string, name: string, options: DeleteOptions): DeleteOutcome {
+    const key = this.key(r, namespace, name);
+    const kv = this.storage.get(key);
+    if (!kv) throw notFound(this.gr(r), name);
+    const obj = this.decode(r, kv);
+    const pre = options.preconditions;
+    if (pre?.uid && pre.uid !== obj.metadata.uid) {
+      throw conflict(this.gr(r), name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid}`);
+    }
+    if (pre?.resourceVersion && pre.resourceVersion !== obj.metadata.resourceVersion) {
+      throw conflict(this.gr(r), name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion}`);
+    }
+    const policy = options.propagationPolicy ?? (options.orphanDependents === true ? 'Orphan' : undefined);
+    if (policy !== undefined && !['Orphan', 'Background', 'Foreground'].includes(policy)) {
+      throw invalid('DeleteOptions', 'meta.k8s.io', '', [{ reason: 'FieldValueNotSupported', field: 'propagationPolicy', message: `Unsupported value: "${policy}": supported values: "Foreground", "Background", "Orphan", "nil"` }]);
+    }
+    if (options.gracePeriodSeconds !== undefined && options.gracePeriodSeconds < 0) options.gracePeriodSeconds = 1;
+    const s = this.strategy(r);
+    const grace = s.gracePeriodSeconds ? s.gracePeriodSeconds(obj, options.gracePeriodSeconds) : 0;
+    const finalizers: string[] = [...(obj.metadata.finalizers ?? [])];
+    if (policy === 'Orphan' && !finalizers.includes('orphan')) finalizers.push('orphan');
+    if (policy === 'Foreground' && !finalizers.includes('foregroundDeletion')) finalizers.push('foregroundDeletion');
+
+    if (grace === 0 && finalizers.length === 0 && !s.pendingFinalization?.(obj)) {
+      if (options.dryRun) return { obj, deleted: true };
+      try {
+        const del = this.storage.delete(key, kv.modRevision);
+        obj.metadata.resourceVersion = String(del.modRevision);
+      } catch (e) {
+        this.translate(e, r, name);
+      }
+      s.afterDelete?.(obj, this.ctx);
+      return { obj, deleted: true };
+    }
+    // Graceful or finalized: mark deletionTimestamp and keep the object until the node agent or the last finalizer lets go.
+    const next = structuredClone(obj);
+    const m = next.metadata;
+    if (!m.deletionTimestamp || grace < (m.deletionGracePeriodSeconds ?? 0)) {
+      m.deletionTimestamp = formatTime(this.clock.now() + grace * 1000);
+      m.deletionGracePeriodSeconds = grace;
+    }
+    if (finalizers.length > 0) m.finalizers = finalizers;
+    s.onTerminating?.(next);
+    if (options.dryRun) return { obj: next, deleted: false };
+    delete m.resourceVersion;
+    try {
+      const up = this.storage.update(key, this.encode(r, next), kv.modRevision);
+      m.resourceVersion = String(up.modRevision);
+    } catch (e) {
+      this.translate(e, r, name);
+    }
+    return { obj: next, deleted: false };
+  }
+
+  /** DELETECOLLECTION: deletes every object the selectors match, each as a single DELETE. */
+  deleteCollection(r: ResourceInfo, namespace: string, q: ListQuery, options: DeleteOptions): ListOutcome {
+    const listed = this.list(r, namespace, { labelSelector: q.labelSelector, fieldSelector: q.fieldSelector });
+    const items: any[] = [];
+    for (const item of listed.items) {
+      try {
+        items.push(this.delete(r, item.metadata.namespace ?? '', item.metadata.name, { ...options, preconditions: undefined }).obj);
+      } catch (e) {
+        if (!(e instanceof StatusError && e.code === 404)) throw e;
+      }
+    }
+    return { items, resourceVersion: this.currentResourceVersion() };
+  }
+}

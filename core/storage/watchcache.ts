@@ -1,0 +1,426 @@
+/**
+ * The watch cache (Kubernetes' cacher): a {@link Storage} that wraps another one, serves reads of
+ * the current state and watches from memory, and writes through.
+ */
+import { realClock, type Clock } from '../machinery/clock.ts';
+import {
+  StorageError,
+  type KeyValue,
+  type ListOptions,
+  type ListResult,
+  type Storage,
+  type StorageEvent,
+  type Watch,
+  type WatchOptions,
+  type WatchSink,
+} from './interface.ts';
+import { WatchFanout, prefixEnd, type CatchUpSource, type FanoutWatcher, type WatchStats } from './fanout.ts';
+
+/** Options of {@link WatchCache}. */
+export interface WatchCacheOptions {
+  /** Times the history window (default: the wall clock). */
+  clock?: Clock;
+  /** How long recent events stay in the in-memory history (default 5 minutes). */
+  historyWindowMs?: number;
+  /** At most this many events in the in-memory history (default 100,000). */
+  maxHistoryEvents?: number;
+  /** Slow-watcher bound: pending live events per watcher before it is terminated (default 10,000). */
+  maxPendingPerWatcher?: number;
+}
+
+const CHUNK = 512;
+
+/**
+ * The set of live keys in JavaScript string order, as a list of sorted chunks (each at most
+ * 2 × CHUNK keys): insert/remove cost a binary search plus a splice of one chunk, seeking costs two
+ * binary searches, and ranks (for counts) cost one pass over the chunk sizes.
+ */
+class SortedKeys {
+  chunks: string[][] = [];
+  private lasts: string[] = [];
+  size = 0;
+
+  load(sorted: string[]): void {
+    this.chunks = [];
+    this.lasts = [];
+    for (let i = 0; i < sorted.length; i += CHUNK) {
+      const c = sorted.slice(i, i + CHUNK);
+      this.chunks.push(c);
+      this.lasts.push(c[c.length - 1]);
+    }
+    this.size = sorted.length;
+  }
+
+  /** Index of the first chunk whose last key is >= key (chunks.length if none). */
+  private chunkFor(key: string): number {
+    let lo = 0;
+    let hi = this.lasts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.lasts[mid] < key) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Position [chunk, index] of the first key >= `key`; [chunks.length, 0] past the end. */
+  lowerBound(key: string): [number, number] {
+    const c = this.chunkFor(key);
+    if (c === this.chunks.length) return [c, 0];
+    return [c, bisect(this.chunks[c], key)];
+  }
+
+  /** Number of keys < `key`. */
+  rank(key: string): number {
+    const [c, i] = this.lowerBound(key);
+    let n = i;
+    for (let j = 0; j < c; j++) n += this.chunks[j].length;
+    return n;
+  }
+
+  insert(key: string): void {
+    if (this.chunks.length === 0) {
+      this.chunks.push([key]);
+      this.lasts.push(key);
+      this.size = 1;
+      return;
+    }
+    let c = this.chunkFor(key);
+    if (c === this.chunks.length) c--;
+    const chunk = this.chunks[c];
+    const i = bisect(chunk, key);
+    if (chunk[i] === key) return;
+    chunk.splice(i, 0, key);
+    this.size++;
+    if (chunk.length > 2 * CHUNK) {
+      const tail = chunk.splice(CHUNK);
+      this.chunks.splice(c + 1, 0, tail);
+      this.lasts.splice(c + 1, 0, tail[tail.length - 1]);
+    }
+    this.lasts[c] = chunk[chunk.length - 1];
+  }
+
+  remove(key: string): void {
+    const [c, i] = this.lowerBound(key);
+    if (c === this.chunks.length || this.chunks[c][i] !== key) return;
+    const chunk = this.chunks[c];
+    chunk.splice(i, 1);
+    this.size--;
+    if (chunk.length === 0) {
+      this.chunks.splice(c, 1);
+      this.lasts.splice(c, 1);
+    } else {
+      this.lasts[c] = chunk[chunk.length - 1];
+    }
+  }
+}
+
+function bisect(a: string[], key: string): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (a[mid] < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * A {@link Storage} that caches another one (the Kubernetes cacher pattern).
+ *
+ * - Writes go to `inner` first; when it succeeds the cache updates its in-memory current state
+ *   and appends the event to its history. The cache must therefore be the only writer of
+ *   `inner`: writes that bypass it are not seen.
+ * - get/list/count at the current revision are served from memory (a map plus a sorted key
+ *   index); reads at an older revision are delegated to `inner`.
+ * - The history keeps the events of the last `historyWindowMs` (by the injected clock), at most
+ *   `maxHistoryEvents`. A watch starting inside the history is served from it and then live; a
+ *   watch starting before it (but not before `inner`'s compacted revision) catches up through a
+ *   watch on `inner` and switches to the history once it reaches it; before the compacted
+ *   revision: StorageError Compacted; after the current revision: FutureRevision.
+ * - Delivery is asynchronous (from a microtask), in revision order, never inside a write call.
+ *
+ * Slow-watcher policy: when a sink's `event()` returns false the cache stops pushing to it and
+ * queues its events; `resume()` drains the queue. A watcher with more than
+ * `maxPendingPerWatcher` queued events is terminated: its queue is dropped, `sink.close` gets
+ * StorageError TooSlow, and `stats().slowWatchersTerminated` is incremented. A watcher that is
+ * paused while still reading history only stops reading, so catching up never counts against it.
+ *
+ * `close()` closes every watch with StorageError Closed and closes `inner`.
+ */
+export class WatchCache implements Storage {
+  private readonly clock: Clock;
+  private readonly windowMs: number;
+  private readonly maxEvents: number;
+  private readonly fanout: WatchFanout;
+  private readonly kvs = new Map<string, KeyValue>();
+  private readonly keys = new SortedKeys();
+  private rev: number;
+  private history: StorageEvent[] = [];
+  private historyTimes: number[] = [];
+  private historyHead = 0;
+  /** Every event with a revision greater than this one is in the history. */
+  private historyFrom: number;
+  private closed = false;
+
+  constructor(
+    private readonly inner: Storage,
+    opts: WatchCacheOptions = {},
+  ) {
+    this.clock = opts.clock ?? realClock;
+    this.windowMs = opts.historyWindowMs ?? 5 * 60_000;
+    this.maxEvents = Math.max(1, opts.maxHistoryEvents ?? 100_000);
+    this.fanout = new WatchFanout({ maxPendingPerWatcher: opts.maxPendingPerWatcher });
+    const all = inner.list('');
+    for (const kv of all.items) this.kvs.set(kv.key, kv);
+    this.keys.load([...this.kvs.keys()].sort());
+    this.rev = all.revision;
+    this.historyFrom = all.revision;
+  }
+
+  private assertOpen(key = ''): void {
+    if (this.closed) throw new StorageError('Closed', key, 0, 'storage is closed');
+  }
+
+  /** The revision of the newest write made through this cache (or found in `inner` at start). */
+  currentRevision(): number {
+    this.assertOpen();
+    return this.rev;
+  }
+
+  /** `inner`'s compacted revision. */
+  compactedRevision(): number {
+    this.assertOpen();
+    return this.inner.compactedRevision();
+  }
+
+  /** Creates through `inner`, then caches. */
+  create(key: string, value: string): KeyValue {
+    this.assertOpen(key);
+    const kv = this.inner.create(key, value);
+    this.kvs.set(key, kv);
+    this.keys.insert(key);
+    this.record({ type: 'ADDED', kv });
+    return kv;
+  }
+
+  /** Updates through `inner` (which decides Conflict / KeyNotFound), then caches. */
+  update(key: string, value: string, expectedRevision: number): KeyValue {
+    this.assertOpen(key);
+    const kv = this.inner.update(key, value, expectedRevision);
+    const prevKv = this.kvs.get(key);
+    this.kvs.set(key, kv);
+    this.record(prevKv ? { type: 'MODIFIED', kv, prevKv } : { type: 'MODIFIED', kv });
+    return kv;
+  }
+
+  /** Deletes through `inner`, then drops the key from the cache. */
+  delete(key: string, expectedRevision?: number): KeyValue {
+    this.assertOpen(key);
+    const kv = this.inner.delete(key, expectedRevision);
+    const prevKv = this.kvs.get(key);
+    this.kvs.delete(key);
+    this.keys.remove(key);
+    this.record(prevKv ? { type: 'DELETED', kv, prevKv } : { type: 'DELETED', kv });
+    return kv;
+  }
+
+  private record(ev: StorageEvent): void {
+    this.rev = ev.kv.modRevision;
+    this.history.push(ev);
+    this.historyTimes.push(this.clock.now());
+    this.evict();
+    this.fanout.publish(ev);
+  }
+
+  /** Drops history events older than the window or beyond the count bound. */
+  private evict(): void {
+    const cutoff = this.clock.now() - this.windowMs;
+    let h = this.historyHead;
+    const n = this.history.length;
+    while (h < n && (n - h > this.maxEvents || this.historyTimes[h] < cutoff)) h++;
+    if (h === this.historyHead) return;
+    this.historyFrom = this.history[h - 1].kv.modRevision;
+    if (h === n) {
+      this.history = [];
+      this.historyTimes = [];
+      this.historyHead = 0;
+    } else if (h >= 1024 && h * 2 >= n) {
+      this.history = this.history.slice(h);
+      this.historyTimes = this.historyTimes.slice(h);
+      this.historyHead = 0;
+    } else {
+      for (let i = this.historyHead; i < h; i++) this.history[i] = undefined as unknown as StorageEvent;
+      this.historyHead = h;
+    }
+  }
+
+  /** The current value of `key` from memory; at an older revision from `inner`. */
+  get(key: string, revision?: number): KeyValue | undefined {
+    this.assertOpen(key);
+    if (revision && revision !== this.rev) return this.inner.get(key, revision);
+    return this.kvs.get(key);
+  }
+
+  /** Keys under `prefix` in key order from memory (at an older revision: from `inner`). */
+  list(prefix: string, opts: ListOptions = {}): ListResult {
+    this.assertOpen(prefix);
+    if (opts.revision && opts.revision !== this.rev) return this.inner.list(prefix, opts);
+    const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
+    const filter = opts.filter;
+    const afterKey = opts.afterKey;
+    const chunks = this.keys.chunks;
+    let [c, i] = this.keys.lowerBound(afterKey !== undefined && afterKey >= prefix ? afterKey : prefix);
+    if (afterKey !== undefined && c < chunks.length && chunks[c][i] === afterKey) {
+      i++;
+    }
+    const items: KeyValue[] = [];
+    let more = false;
+    outer: for (; c < chunks.length; c++, i = 0) {
+      const chunk = chunks[c];
+      for (; i < chunk.length; i++) {
+        const key = chunk[i];
+        if (!key.startsWith(prefix)) break outer;
+        const kv = this.kvs.get(key)!;
+        if (filter && !filter(kv)) continue;
+        if (items.length === limit) {
+          more = true;
+          break outer;
+        }
+        items.push(kv);
+      }
+    }
+    if (filter) return { items, revision: this.rev, more };
+    let remaining = 0;
+    if (more) {
+      const end = prefixEnd(prefix);
+      remaining = (end === undefined ? this.keys.size : this.keys.rank(end)) - this.keys.rank(items[items.length - 1].key) - 1;
+    }
+    return { items, revision: this.rev, more, remaining };
+  }
+
+  /** Live keys under `prefix`, from memory. */
+  count(prefix: string): number {
+    this.assertOpen(prefix);
+    const end = prefixEnd(prefix);
+    return (end === undefined ? this.keys.size : this.keys.rank(end)) - this.keys.rank(prefix);
+  }
+
+  /**
+   * Watches `opts.prefix` after `opts.fromRevision`, from the in-memory history when it reaches
+   * back far enough, otherwise catching up through `inner` first.
+   */
+  watch(opts: WatchOptions, sink: WatchSink): Watch {
+    this.assertOpen(opts.prefix);
+    const { prefix, fromRevision: from } = opts;
+    const compacted = this.inner.compactedRevision();
+    if (from < compacted) {
+      throw new StorageError('Compacted', prefix, compacted, `revision ${from} has been compacted (oldest available: ${compacted})`);
+    }
+    if (from > this.rev) {
+      throw new StorageError('FutureRevision', prefix, this.rev, `revision ${from} is newer than the current revision ${this.rev}`);
+    }
+    this.evict();
+    if (from >= this.historyFrom) {
+      const w = this.fanout.add(prefix, from, sink);
+      if (from === this.rev) this.fanout.goLive(w);
+      else this.fanout.catchUp(w, this.historySource(w));
+      return w;
+    }
+    const ref: { w?: FanoutWatcher } = {};
+    const upstream = this.bridge(prefix, from, () => ref.w!);
+    const w = this.fanout.add(prefix, from, sink);
+    ref.w = w;
+    this.attach(w, upstream);
+    return w;
+  }
+
+  /**
+   * Starts a watch on `inner` whose events feed the cache watcher returned by `watcher()`, until
+   * that watcher reaches the history; then the upstream watch stops and the watcher reads the
+   * history. Throws what `inner.watch` throws.
+   */
+  private bridge(prefix: string, from: number, watcher: () => FanoutWatcher): { watch?: Watch } {
+    const upstream: { watch?: Watch } = {};
+    const sink: WatchSink = {
+      event: (ev) => {
+        const w = watcher();
+        const accepted = this.fanout.offer(w, ev);
+        if (upstream.watch && w.cursor >= this.historyFrom) {
+          // NOTE: with no matching events between the start and the history, the watcher keeps
+          // following `inner` (still correct, as `inner` sees every write of this cache).
+          const up = upstream.watch;
+          upstream.watch = undefined;
+          w.onStop = undefined;
+          w.onResume = undefined;
+          up.stop();
+          this.fanout.catchUp(w, this.historySource(w));
+        }
+        return accepted;
+      },
+      close: (err) => {
+        upstream.watch = undefined;
+        this.fanout.close(watcher(), err ?? new StorageError('Closed', prefix, 0, 'upstream watch closed'));
+      },
+    };
+    upstream.watch = this.inner.watch({ prefix, fromRevision: from }, sink);
+    return upstream;
+  }
+
+  private attach(w: FanoutWatcher, upstream: { watch?: Watch }): void {
+    this.fanout.goIdle(w);
+    w.onStop = () => upstream.watch?.stop();
+    w.onResume = () => upstream.watch?.resume();
+  }
+
+  /** Reads the history for `w`; if it has been evicted past `w`'s cursor, falls back to `inner`. */
+  private historySource(w: FanoutWatcher): CatchUpSource {
+    return (after, max) => {
+      if (after < this.historyFrom) {
+        let upstream: { watch?: Watch };
+        try {
+          upstream = this.bridge(w.prefix, after, () => w);
+        } catch (err) {
+          if (!(err instanceof StorageError)) throw err;
+          this.fanout.close(w, err);
+          return [];
+        }
+        this.attach(w, upstream);
+        return [];
+      }
+      const out: StorageEvent[] = [];
+      const h = this.history;
+      let lo = this.historyHead;
+      let hi = h.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (h[mid].kv.modRevision <= after) lo = mid + 1;
+        else hi = mid;
+      }
+      for (let i = lo; i < h.length && out.length < max; i++) {
+        if (h[i].kv.key.startsWith(w.prefix)) out.push(h[i]);
+      }
+      return out;
+    };
+  }
+
+  /** Compacts `inner`; watches and reads before `revision` then fail with Compacted. */
+  compact(revision: number): void {
+    this.assertOpen();
+    this.inner.compact(revision);
+  }
+
+  /** Watcher counters of the cache's fan-out (the slow-watcher policy is in the class comment). */
+  stats(): WatchStats {
+    return this.fanout.stats();
+  }
+
+  /** Closes every watch with StorageError Closed, then `inner`. Idempotent. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.fanout.closeAll(new StorageError('Closed', '', 0, 'storage is closed'));
+    this.inner.close();
+  }
+}
