@@ -627,7 +627,8 @@ export class ApiServer {
     if (path === '/metrics') return this.metrics.render().then((body) => ({ status: 200, headers: { 'content-type': this.metrics.contentType }, body }));
     if (path === '/openapi/v2' || path === '/swagger-2.0.0.pb-v1' || path === '/swagger.json') {
       const wantsProto = path === '/swagger-2.0.0.pb-v1' || parseMediaRanges(req.headers['accept']).some((m) => m.type === 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' || m.type === 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
-      if (wantsProto) return { status: 200, headers: { 'content-type': 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' }, body: openAPIv2Protobuf() };
+      if (wantsProto) // NOTE: clients ask with '@v1.0' but Go's mime parser rejects '@' in a response type; Kubernetes answers '.v1.0'.
+        return { status: 200, headers: { 'content-type': 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf' }, body: openAPIv2Protobuf() };
       return { status: 200, headers: { 'content-type': JSON_TYPE }, body: openAPIv2Json() };
     }
     if (path === '/openapi/v3') return this.json(req, buildOpenAPIv3Index());

@@ -34,7 +34,7 @@ export const PROTOBUF_MEDIA_TYPE = 'application/vnd.kubernetes.protobuf';
 export const PROTOBUF_WATCH_MEDIA_TYPE = `${PROTOBUF_MEDIA_TYPE};stream=watch`;
 
 /** The 4 bytes every Protobuf-encoded object starts with (`k8s\0`). */
-export const PROTOBUF_PREFIX: Uint8Array = Uint8Array.of(0x6b, 0x38, 0x73, 0x00);
+const PROTOBUF_PREFIX = Uint8Array.of(0x6b, 0x38, 0x73, 0x00);
 
 /** Thrown when an object's apiVersion/kind has no protobuf message (e.g. `Table`, custom resources). */
 export class NotProtobufKind extends Error {
