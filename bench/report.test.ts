@@ -90,7 +90,7 @@ test('renderMarkdown shows each scenario with ratio and verdict, the watch row a
       connectSeconds: 2.5,
       targetEventsPerSecond: 500,
       achievedEventsPerSecond: 498,
-      writes: { measured: 4980, failed: 0, latency: { count: 4980, mean: 2, p50: 2, p90: 3, p99: 4, max: 9 } },
+      writes: { measured: 4980, failed: 0, unacknowledged: 0, skipped: 0, latency: { count: 4980, mean: 2, p50: 2, p90: 3, p99: 4, max: 9 } },
       expectedDeliveries: 4_980_000,
       delivered: 4_980_000,
       streamsEndedEarly: 0,
@@ -111,10 +111,17 @@ test('renderMarkdown shows each scenario with ratio and verdict, the watch row a
   assert.match(md, /2 × Test CPU/);
   assert.match(md, /\| GET one pod \| 1\.5 KiB \| 4,000 \| 1\.00 \| 5\.50 \| 0 \/ 3 \| 10,000 \| 2\.00 \| 40% \| ≥ 50% missed \| 98% \/ 50% \/ 5% \|/);
   assert.doesNotMatch(md, /Warning/);
-  assert.match(md, /\| 4,980,000 \/ 4,980,000 \(100%\) \|/);
+  assert.match(md, /\| 1,000 \| 500 \(498\) \| 0 \/ 0 \/ 0 \| 4\.00 \| 4,980,000 \/ 4,980,000 \(100%\) \|/);
   assert.match(md, /\| ≤ 100 ms met \|/);
   assert.match(md, /- list: boom/);
+  report.watch!.writes.skipped = 1;
+  assert.match(renderMarkdown(report), /\| 0 \/ 0 \/ 1 \|/);
+  assert.match(renderMarkdown(report), /\| ≤ 100 ms missed \|/);
+  report.watch!.writes.skipped = 0;
   report.watch!.delivered = 4_000_000;
+  assert.match(renderMarkdown(report), /\| ≤ 100 ms missed \|/);
+  report.watch!.delivered = 4_980_000;
+  report.watch!.fromSent.p99 = 101;
   assert.match(renderMarkdown(report), /\| ≤ 100 ms missed \|/);
   report.scenarios[0]!.baseline.otherCpu = 0.6;
   assert.match(renderMarkdown(report), /Warning: other processes used up to 60% of a core/);

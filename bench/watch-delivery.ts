@@ -159,6 +159,8 @@ export interface WatchDeliveryOptions {
   seedObjects?: number;
   /** Every Nth write is a create instead of a patch (default 5). */
   createEvery?: number;
+  /** Writes in flight beyond which the writer skips (and counts) a due write (default 2 s worth, at least 64). */
+  maxInflightWrites?: number;
   /** Watch streams opened at a time (default 50). */
   connectConcurrency?: number;
   /** CPU seconds used so far by the server process, for its utilization. */
@@ -292,10 +294,19 @@ export async function runWatchDelivery(o: WatchDeliveryOptions): Promise<WatchRe
     const writeLatency = new LatencySamples();
     let measuredAcked = 0;
     let measuredFailed = 0;
+    let measuredSent = 0;
+    let measuredSkipped = 0;
     let createCounter = 0;
+    const maxInflight = o.maxInflightWrites ?? Math.max(64, Math.ceil(2 * o.eventsPerSecond));
     const inflight = new Set<Promise<void>>();
     const write = (k: number) => {
       const sentAt = nowEpochMs();
+      const inWindow = sentAt >= measureStart && sentAt < measureEnd;
+      if (inflight.size >= maxInflight) {
+        if (inWindow) measuredSkipped++;
+        return;
+      }
+      if (inWindow) measuredSent++;
       const stamp = benchStamp(sentAt, k);
       const isCreate = createEvery > 0 && k % createEvery === createEvery - 1;
       const p = (
@@ -310,20 +321,20 @@ export async function runWatchDelivery(o: WatchDeliveryOptions): Promise<WatchRe
       ).then(
         (r) => {
           const acked = nowEpochMs();
-          const measured = sentAt >= measureStart && sentAt < measureEnd;
           if (r.status >= 200 && r.status < 300) {
             ackAt[k] = acked;
-            if (!measured) return;
+            if (!inWindow) return;
             measuredAcked++;
             writeLatency.record(acked - sentAt);
-          } else if (measured) {
+          } else if (inWindow) {
             measuredFailed++;
-            if (measuredFailed === 1) log(`watch: write failed: HTTP ${r.status}: ${r.body.slice(0, 300)}`);
+            if (measuredFailed === 1 && !closing) log(`watch: write failed: HTTP ${r.status}: ${r.body.slice(0, 300)}`);
           }
         },
         (e: Error) => {
-          if (sentAt >= measureStart && sentAt < measureEnd) measuredFailed++;
-          if (measuredFailed === 1) log(`watch: write failed: ${e.message}`);
+          if (!inWindow) return;
+          measuredFailed++;
+          if (measuredFailed === 1 && !closing) log(`watch: write failed: ${e.message}`);
         },
       );
       inflight.add(p);
@@ -373,7 +384,13 @@ export async function runWatchDelivery(o: WatchDeliveryOptions): Promise<WatchRe
       connectSeconds,
       targetEventsPerSecond: o.eventsPerSecond,
       achievedEventsPerSecond: measuredAcked / o.durationSeconds,
-      writes: { measured: measuredAcked, failed: measuredFailed, latency: writeLatency.summary() },
+      writes: {
+        measured: measuredAcked,
+        failed: measuredFailed,
+        unacknowledged: measuredSent - measuredAcked - measuredFailed,
+        skipped: measuredSkipped,
+        latency: writeLatency.summary(),
+      },
       expectedDeliveries: expected,
       delivered,
       streamsEndedEarly,

@@ -32,12 +32,15 @@ describe('kill -9 of orrery serve', () => {
     let killed = false;
     let rejectedBeforeKill: string[] = [];
     let seq = 0;
+    let inFlight = 0;
+    let inFlightAtKill = 0;
     let killDone: Promise<unknown> | undefined;
 
     const writer = async (w: number) => {
       while (!killed) {
         const name = `crash-${w}-${seq++}`;
         const payload = `${name}:${'x'.repeat(64)}`;
+        inFlight++;
         try {
           const r = await request(access, 'POST', '/api/v1/namespaces/default/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { payload } }, { agent, timeoutMs: 10_000 });
           if (r.status === 201) {
@@ -46,6 +49,7 @@ describe('kill -9 of orrery serve', () => {
             maxAckedRv = Math.max(maxAckedRv, rv);
             if (acked.size >= KILL_AFTER_ACKS && !killed) {
               killed = true;
+              inFlightAtKill = inFlight - 1;
               killDone = first.stop('SIGKILL');
             }
           } else if (!killed) {
@@ -53,6 +57,8 @@ describe('kill -9 of orrery serve', () => {
           }
         } catch (e) {
           if (!killed) rejectedBeforeKill.push(`${name}: ${String(e)}`);
+        } finally {
+          inFlight--;
         }
       }
     };
@@ -62,6 +68,7 @@ describe('kill -9 of orrery serve', () => {
     assert.equal(exit.signal, 'SIGKILL', 'the server died by SIGKILL, not by a clean exit');
     assert.deepEqual(rejectedBeforeKill, [], 'no create failed before the kill');
     assert.ok(acked.size >= KILL_AFTER_ACKS);
+    assert.ok(inFlightAtKill > 0, 'the kill came while creates were in flight');
     // The acknowledged resourceVersions are distinct: every create got its own revision.
     assert.equal(new Set([...acked.values()].map((a) => a.rv)).size, acked.size);
     rejectedBeforeKill = [];

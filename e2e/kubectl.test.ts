@@ -223,7 +223,8 @@ describe('kubectl against orrery', { concurrency: true }, () => {
       });
 
       it('annotate adds, overwrites and removes annotations', async () => {
-        assert.match(await k.ok(['annotate', '-n', ns, 'configmap', 'cfg', 'note=hello world']), /^configmap\/cfg annotated$/m);
+        // kubectl 1.27 prints "annotate", later releases "annotated".
+        assert.match(await k.ok(['annotate', '-n', ns, 'configmap', 'cfg', 'note=hello world']), /^configmap\/cfg annotated?$/m);
         assert.equal((await k.json(['get', '-n', ns, 'cm', 'cfg'])).metadata.annotations.note, 'hello world');
         await k.ok(['annotate', '-n', ns, 'configmap', 'cfg', 'note=bye', '--overwrite']);
         assert.equal((await k.json(['get', '-n', ns, 'cm', 'cfg'])).metadata.annotations.note, 'bye');

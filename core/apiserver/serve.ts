@@ -57,7 +57,7 @@ function parsePortRange(s: string): [number, number] {
   return [Number(m[1]), Number(m[2])];
 }
 
-async function tlsPair(opts: ServeOptions, dir: string): Promise<{ cert: string; key: string }> {
+async function tlsPair(opts: ServeOptions, dir: string, clock: Clock): Promise<{ cert: string; key: string }> {
   if (opts.tlsCertFile || opts.tlsPrivateKeyFile) {
     if (!opts.tlsCertFile || !opts.tlsPrivateKeyFile) throw new Error('--tls-cert-file and --tls-private-key-file must be given together');
     return { cert: readFileSync(opts.tlsCertFile, 'utf8'), key: readFileSync(opts.tlsPrivateKeyFile, 'utf8') };
@@ -66,9 +66,9 @@ async function tlsPair(opts: ServeOptions, dir: string): Promise<{ cert: string;
   const keyPath = join(dir, 'apiserver.key');
   if (existsSync(certPath) && existsSync(keyPath)) {
     const cert = readFileSync(certPath, 'utf8');
-    if (new Date(new X509Certificate(cert).validTo).getTime() > Date.now() + 86400_000) return { cert, key: readFileSync(keyPath, 'utf8') };
+    if (new Date(new X509Certificate(cert).validTo).getTime() > clock.now() + 86400_000) return { cert, key: readFileSync(keyPath, 'utf8') };
   }
-  const now = new Date();
+  const now = new Date(clock.now());
   const pems = await generate([{ name: 'commonName', value: 'orrery-apiserver' }], {
     keyType: 'ec',
     curve: 'P-256',
@@ -121,7 +121,7 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
   const clock = opts.clock ?? realClock;
   const rng = opts.rng ?? new CryptoRng();
   const log = opts.log ?? ((l: string) => process.stderr.write(`${l}\n`));
-  const tls = await tlsPair(opts, dir);
+  const tls = await tlsPair(opts, dir, clock);
   const sqlite = new SqliteStorage({ path: join(dir, 'state.db') });
   const windowMs = (opts.watchHistoryWindowSeconds ?? 300) * 1000;
   const storage = new WatchCache(sqlite, { clock, historyWindowMs: windowMs });

@@ -31,33 +31,34 @@ export interface WatchCacheOptions {
 const CHUNK = 512;
 
 /**
- * The set of live keys in JavaScript string order, as a list of sorted chunks (each at most
- * 2 × CHUNK keys): insert/remove cost a binary search plus a splice of one chunk, seeking costs two
- * binary searches, and ranks (for counts) cost one pass over the chunk sizes.
+ * The live KeyValues in JavaScript string order of their keys, as a list of sorted chunks (each
+ * at most 2 × CHUNK entries): upsert/remove cost a binary search plus a splice of one chunk,
+ * seeking costs two binary searches, and ranks (for counts) cost one pass over the chunk sizes.
  */
-class SortedKeys {
-  chunks: string[][] = [];
+class SortedEntries {
+  chunks: KeyValue[][] = [];
   private lasts: string[] = [];
   size = 0;
 
-  load(sorted: string[]): void {
+  load(sorted: KeyValue[]): void {
     this.chunks = [];
     this.lasts = [];
     for (let i = 0; i < sorted.length; i += CHUNK) {
       const c = sorted.slice(i, i + CHUNK);
       this.chunks.push(c);
-      this.lasts.push(c[c.length - 1]);
+      this.lasts.push(c[c.length - 1].key);
     }
     this.size = sorted.length;
   }
 
   /** Index of the first chunk whose last key is >= key (chunks.length if none). */
   private chunkFor(key: string): number {
+    const lasts = this.lasts;
     let lo = 0;
-    let hi = this.lasts.length;
+    let hi = lasts.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (this.lasts[mid] < key) lo = mid + 1;
+      if (lasts[mid] < key) lo = mid + 1;
       else hi = mid;
     }
     return lo;
@@ -78,31 +79,35 @@ class SortedKeys {
     return n;
   }
 
-  insert(key: string): void {
+  /** Inserts `kv`, or replaces the entry with the same key. */
+  upsert(kv: KeyValue): void {
     if (this.chunks.length === 0) {
-      this.chunks.push([key]);
-      this.lasts.push(key);
+      this.chunks.push([kv]);
+      this.lasts.push(kv.key);
       this.size = 1;
       return;
     }
-    let c = this.chunkFor(key);
+    let c = this.chunkFor(kv.key);
     if (c === this.chunks.length) c--;
     const chunk = this.chunks[c];
-    const i = bisect(chunk, key);
-    if (chunk[i] === key) return;
-    chunk.splice(i, 0, key);
+    const i = bisect(chunk, kv.key);
+    if (i < chunk.length && chunk[i].key === kv.key) {
+      chunk[i] = kv;
+      return;
+    }
+    chunk.splice(i, 0, kv);
     this.size++;
     if (chunk.length > 2 * CHUNK) {
       const tail = chunk.splice(CHUNK);
       this.chunks.splice(c + 1, 0, tail);
-      this.lasts.splice(c + 1, 0, tail[tail.length - 1]);
+      this.lasts.splice(c + 1, 0, tail[tail.length - 1].key);
     }
-    this.lasts[c] = chunk[chunk.length - 1];
+    this.lasts[c] = chunk[chunk.length - 1].key;
   }
 
   remove(key: string): void {
     const [c, i] = this.lowerBound(key);
-    if (c === this.chunks.length || this.chunks[c][i] !== key) return;
+    if (c === this.chunks.length || this.chunks[c][i].key !== key) return;
     const chunk = this.chunks[c];
     chunk.splice(i, 1);
     this.size--;
@@ -110,17 +115,17 @@ class SortedKeys {
       this.chunks.splice(c, 1);
       this.lasts.splice(c, 1);
     } else {
-      this.lasts[c] = chunk[chunk.length - 1];
+      this.lasts[c] = chunk[chunk.length - 1].key;
     }
   }
 }
 
-function bisect(a: string[], key: string): number {
+function bisect(a: KeyValue[], key: string): number {
   let lo = 0;
   let hi = a.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (a[mid] < key) lo = mid + 1;
+    if (a[mid].key < key) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -155,7 +160,7 @@ export class WatchCache implements Storage {
   private readonly maxEvents: number;
   private readonly fanout: WatchFanout;
   private readonly kvs = new Map<string, KeyValue>();
-  private readonly keys = new SortedKeys();
+  private readonly entries = new SortedEntries();
   private rev: number;
   private history: StorageEvent[] = [];
   private historyTimes: number[] = [];
@@ -174,7 +179,7 @@ export class WatchCache implements Storage {
     this.fanout = new WatchFanout({ maxPendingPerWatcher: opts.maxPendingPerWatcher });
     const all = inner.list('');
     for (const kv of all.items) this.kvs.set(kv.key, kv);
-    this.keys.load([...this.kvs.keys()].sort());
+    this.entries.load([...this.kvs.values()].sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0)));
     this.rev = all.revision;
     this.historyFrom = all.revision;
   }
@@ -200,7 +205,7 @@ export class WatchCache implements Storage {
     this.assertOpen(key);
     const kv = this.inner.create(key, value);
     this.kvs.set(key, kv);
-    this.keys.insert(key);
+    this.entries.upsert(kv);
     this.record({ type: 'ADDED', kv });
     return kv;
   }
@@ -211,6 +216,7 @@ export class WatchCache implements Storage {
     const kv = this.inner.update(key, value, expectedRevision);
     const prevKv = this.kvs.get(key);
     this.kvs.set(key, kv);
+    this.entries.upsert(kv);
     this.record(prevKv ? { type: 'MODIFIED', kv, prevKv } : { type: 'MODIFIED', kv });
     return kv;
   }
@@ -221,7 +227,7 @@ export class WatchCache implements Storage {
     const kv = this.inner.delete(key, expectedRevision);
     const prevKv = this.kvs.get(key);
     this.kvs.delete(key);
-    this.keys.remove(key);
+    this.entries.remove(key);
     this.record(prevKv ? { type: 'DELETED', kv, prevKv } : { type: 'DELETED', kv });
     return kv;
   }
@@ -270,19 +276,19 @@ export class WatchCache implements Storage {
     const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
     const filter = opts.filter;
     const afterKey = opts.afterKey;
-    const chunks = this.keys.chunks;
-    let [c, i] = this.keys.lowerBound(afterKey !== undefined && afterKey >= prefix ? afterKey : prefix);
-    if (afterKey !== undefined && c < chunks.length && chunks[c][i] === afterKey) {
-      i++;
-    }
+    const entries = this.entries;
+    const chunks = entries.chunks;
+    const end = prefixEnd(prefix);
+    const [endC, endI] = end === undefined ? [chunks.length, 0] : entries.lowerBound(end);
+    let [c, i] = entries.lowerBound(afterKey !== undefined && afterKey >= prefix ? afterKey : prefix);
+    if (afterKey !== undefined && c < chunks.length && chunks[c][i].key === afterKey) i++;
     const items: KeyValue[] = [];
     let more = false;
-    outer: for (; c < chunks.length; c++, i = 0) {
+    outer: for (; c <= endC && c < chunks.length; c++, i = 0) {
       const chunk = chunks[c];
-      for (; i < chunk.length; i++) {
-        const key = chunk[i];
-        if (!key.startsWith(prefix)) break outer;
-        const kv = this.kvs.get(key)!;
+      const stop = c === endC ? endI : chunk.length;
+      for (; i < stop; i++) {
+        const kv = chunk[i];
         if (filter && !filter(kv)) continue;
         if (items.length === limit) {
           more = true;
@@ -294,8 +300,7 @@ export class WatchCache implements Storage {
     if (filter) return { items, revision: this.rev, more };
     let remaining = 0;
     if (more) {
-      const end = prefixEnd(prefix);
-      remaining = (end === undefined ? this.keys.size : this.keys.rank(end)) - this.keys.rank(items[items.length - 1].key) - 1;
+      remaining = (end === undefined ? entries.size : entries.rank(end)) - entries.rank(items[items.length - 1].key) - 1;
     }
     return { items, revision: this.rev, more, remaining };
   }
@@ -304,7 +309,7 @@ export class WatchCache implements Storage {
   count(prefix: string): number {
     this.assertOpen(prefix);
     const end = prefixEnd(prefix);
-    return (end === undefined ? this.keys.size : this.keys.rank(end)) - this.keys.rank(prefix);
+    return (end === undefined ? this.entries.size : this.entries.rank(end)) - this.entries.rank(prefix);
   }
 
   /**
