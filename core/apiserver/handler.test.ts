@@ -510,3 +510,40 @@ describe('representations and discovery', () => {
     assert.match(String(m.body), /apiserver_storage_objects\{resource="namespaces"\} 4/);
   });
 });
+
+describe('dry run and managedFields', () => {
+  it('dryRun=All runs the whole create but persists nothing', async () => {
+    const s = new TestServer();
+    const before = s.storage.currentRevision();
+    const r = await s.request('POST', `${CM}?dryRun=All`, configMap('dry'));
+    assert.equal(r.status, 201);
+    assert.equal(r.body.metadata.name, 'dry');
+    assert.equal((await s.request('GET', `${CM}/dry`)).status, 404);
+    assert.equal(s.storage.currentRevision(), before);
+    const invalid = await s.request('POST', `${CM}?dryRun=All`, configMap('Bad_Name'));
+    assert.equal(invalid.status, 422, 'validation still runs');
+  });
+
+  it('dryRun delete and patch leave the object as it was', async () => {
+    const s = new TestServer();
+    await seed(s, 1);
+    await s.request('DELETE', `${CM}/cm-000?dryRun=All`);
+    await s.request('PATCH', `${CM}/cm-000?dryRun=All`, { data: { k: 'dry' } }, { 'content-type': 'application/merge-patch+json' });
+    const r = await s.request('GET', `${CM}/cm-000`);
+    assert.equal(r.status, 200);
+    assert.equal(r.body.data.k, 'v');
+  });
+
+  it('an update moves ownership of the changed fields to its manager', async () => {
+    const s = new TestServer();
+    await s.request('POST', `${CM}?fieldManager=alice`, configMap('own', undefined, { a: '1', b: '2' }));
+    const r = await s.request('PATCH', `${CM}/own?fieldManager=bob`, { data: { b: '3' } }, { 'content-type': 'application/merge-patch+json' });
+    const mf = r.body.metadata.managedFields;
+    const alice = mf.find((e: any) => e.manager === 'alice');
+    const bob = mf.find((e: any) => e.manager === 'bob');
+    assert.ok(alice.fieldsV1['f:data']['f:a'], 'alice keeps a');
+    assert.equal(alice.fieldsV1['f:data']['f:b'], undefined, 'alice lost b');
+    assert.ok(bob.fieldsV1['f:data']['f:b'], 'bob owns b');
+    assert.equal(bob.operation, 'Update');
+  });
+});

@@ -312,6 +312,7 @@ export function buildStrategies(alloc: ServiceAllocation): Map<string, Strategy>
   });
   m.set('/pods', {
     prepareForCreate(obj) {
+      obj.spec ??= {};
       defaultPodSpec(obj.spec);
       obj.spec.serviceAccountName ??= obj.spec.serviceAccount ?? 'default';
       obj.spec.serviceAccount = obj.spec.serviceAccountName;
