@@ -65,7 +65,7 @@ function splitExtensions(json: Json): { plain: [string, Json][]; ext: [string, J
 const NON_BODY_ARM: Record<string, [string, string]> = {
   header: ['header_parameter_sub_schema', 'HeaderParameterSubSchema'],
   formData: ['form_data_parameter_sub_schema', 'FormDataParameterSubSchema'],
-  query: ['path_parameter_sub_schema', 'PathParameterSubSchema'],
+  query: ['query_parameter_sub_schema', 'QueryParameterSubSchema'],
   path: ['path_parameter_sub_schema', 'PathParameterSubSchema'],
 };
 

@@ -89,10 +89,13 @@ export class FanoutWatcher implements Watch {
  * deterministic.
  *
  * Slow-watcher policy: when a sink's `event()` returns false the watcher is paused and its live
- * events queue up; `resume()` drains the queue. If more than `maxPendingPerWatcher` events are
- * pending, the watcher is removed, its queue dropped, `slowWatchersTerminated` is incremented and
- * `sink.close(StorageError('TooSlow'))` is called from the next delivery microtask. A catching-up
- * watcher reads past events only while it is not paused, so catching up never overflows.
+ * events queue up; `resume()` drains the queue. If a paused watcher has more than
+ * `maxPendingPerWatcher` events pending, it is removed, its queue dropped,
+ * `slowWatchersTerminated` is incremented and `sink.close(StorageError('TooSlow'))` is called
+ * from the next delivery microtask. A watcher that keeps accepting is never terminated, however
+ * large a burst of synchronous writes (its queue holds references to shared events). A
+ * catching-up watcher reads past events only while it is not paused, so catching up never
+ * overflows.
  */
 export class WatchFanout {
   private readonly maxPending: number;
@@ -178,12 +181,8 @@ export class WatchFanout {
         if (rev <= w.cursor) continue;
         w.queue.push(ev);
         w.cursor = rev;
-        if (w.pending() > this.maxPending) {
-          this.slowTerminated++;
-          this.finish(w, new StorageError('TooSlow', w.prefix, rev, `watch on ${w.prefix} terminated: more than ${this.maxPending} events pending`));
-        } else if (!w.paused) {
-          this.dirty.add(w);
-        }
+        if (!w.paused) this.dirty.add(w);
+        else if (w.pending() > this.maxPending) this.terminateSlow(w);
       }
     }
     this.schedule();
@@ -237,6 +236,13 @@ export class WatchFanout {
   wake(w: FanoutWatcher): void {
     if (w.mode === 'done' || w.paused) return;
     this.dirty.add(w);
+    this.schedule();
+  }
+
+  private terminateSlow(w: FanoutWatcher): void {
+    this.slowTerminated++;
+    const err = new StorageError('TooSlow', w.prefix, w.cursor, `watch on ${w.prefix} terminated: more than ${this.maxPending} events pending`);
+    this.finish(w, err);
     this.schedule();
   }
 
@@ -294,7 +300,11 @@ export class WatchFanout {
           rethrowLater(err);
           return;
         }
-        if (accepted === false && (w.mode as Mode) !== 'done') w.paused = true;
+        if (accepted === false && (w.mode as Mode) !== 'done') {
+          w.paused = true;
+          if (w.pending() > this.maxPending) this.terminateSlow(w);
+          return;
+        }
         continue;
       }
       if (w.mode !== 'catchup' || !w.source) return;

@@ -195,6 +195,18 @@ describe('SqliteStorage', () => {
     s.close();
   });
 
+  it('never terminates a watcher that keeps accepting, however large the burst', async () => {
+    const s = new SqliteStorage({ path: ':memory:', maxPendingPerWatcher: 5 });
+    const sink = new RecordingSink();
+    s.watch({ prefix: '/r/', fromRevision: 0 }, sink);
+    for (let i = 0; i < 50; i++) s.create(`/r/k${i}`, String(i));
+    await settle();
+    assert.equal(sink.events.length, 50);
+    assert.equal(sink.closed, false);
+    assert.equal(s.stats().slowWatchersTerminated, 0);
+    s.close();
+  });
+
   it('throws Closed after close()', () => {
     const s = new SqliteStorage({ path: ':memory:' });
     s.close();

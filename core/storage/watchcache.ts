@@ -147,10 +147,14 @@ function bisect(a: KeyValue[], key: string): number {
  * - Delivery is asynchronous (from a microtask), in revision order, never inside a write call.
  *
  * Slow-watcher policy: when a sink's `event()` returns false the cache stops pushing to it and
- * queues its events; `resume()` drains the queue. A watcher with more than
+ * queues its events; `resume()` drains the queue. A paused watcher with more than
  * `maxPendingPerWatcher` queued events is terminated: its queue is dropped, `sink.close` gets
- * StorageError TooSlow, and `stats().slowWatchersTerminated` is incremented. A watcher that is
- * paused while still reading history only stops reading, so catching up never counts against it.
+ * StorageError TooSlow (from a microtask), and `stats().slowWatchersTerminated` is incremented.
+ * A watcher that keeps accepting is never terminated, however large a burst of writes. A watcher
+ * paused while still reading history only stops reading, so catching up never counts against
+ * it; if the history moves past it meanwhile, it catches up through `inner` (or is closed with
+ * Compacted). A watcher fed from `inner` that `inner` terminates as TooSlow is closed with
+ * TooSlow and counted here too.
  *
  * `close()` closes every watch with StorageError Closed and closes `inner`.
  */
