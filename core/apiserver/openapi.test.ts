@@ -119,7 +119,7 @@ describe('OpenAPI v2 definitions', () => {
 
   it('resolves every $ref to a definition', () => {
     const all = refs(v2);
-    assert.ok(all.length > 1000);
+    assert.ok(all.length > 1000, "all.length > 1000");
     for (const [at, ref] of all) {
       assert.match(ref, /^#\/definitions\//, at);
       assert.ok(defs[ref.slice('#/definitions/'.length)], `${at} → ${ref}`);
@@ -179,10 +179,10 @@ describe('OpenAPI v2 definitions', () => {
     assert.equal(limits.additionalProperties.$ref, '#/definitions/io.k8s.apimachinery.pkg.api.resource.Quantity');
     // Volume inlines VolumeSource, Probe inlines its handler: no wrapper property, no wrapper definition.
     const volume = defs['io.k8s.api.core.v1.Volume'].properties;
-    assert.ok(volume.emptyDir && volume.configMap && volume.name);
+    assert.ok(volume.emptyDir && volume.configMap && volume.name, "volume.emptyDir && volume.configMap && volume.name");
     assert.equal(volume.volumeSource, undefined);
     assert.equal(defs['io.k8s.api.core.v1.VolumeSource'], undefined);
-    assert.ok(defs['io.k8s.api.core.v1.Probe'].properties.httpGet);
+    assert.ok(defs['io.k8s.api.core.v1.Probe'].properties.httpGet, "defs['io.k8s.api.core.v1.Probe'].properties.httpGet");
     // map[string]ExtraValue is a map of string lists in JSON.
     assert.deepEqual(defs['io.k8s.api.authorization.v1.SubjectAccessReviewSpec'].properties.extra.additionalProperties, { type: 'array', items: { type: 'string' } });
     assert.equal(defs['io.k8s.api.authorization.v1.ExtraValue'], undefined);
@@ -245,8 +245,8 @@ describe('OpenAPI v2 paths', () => {
   it('scopes paths: namespaced ones take {namespace}, cluster-scoped ones do not, all-namespaces lists exist', () => {
     const nsParam = v2.paths['/api/v1/namespaces/{namespace}/pods'].parameters.find((p: JsonObject) => p.name === 'namespace');
     assert.deepEqual({ in: nsParam.in, required: nsParam.required, type: nsParam.type }, { in: 'path', required: true, type: 'string' });
-    assert.ok(!paramNames('/api/v1/nodes', 'get').includes('namespace'));
-    assert.ok(paramNames('/api/v1/nodes/{name}', 'get').includes('name'));
+    assert.ok(!paramNames('/api/v1/nodes', 'get').includes('namespace'), "!paramNames('/api/v1/nodes', 'get').includes('namespace')");
+    assert.ok(paramNames('/api/v1/nodes/{name}', 'get').includes('name'), "paramNames('/api/v1/nodes/{name}', 'get').includes('name')");
     assert.equal(op('/api/v1/pods', 'get').operationId, 'listCoreV1PodForAllNamespaces');
     assert.equal(op('/apis/apps/v1/deployments', 'get')['x-kubernetes-action'], 'list');
     assert.equal(v2.paths['/api/v1/nodes/{name}'].parameters.some((p: JsonObject) => p.name === 'namespace'), false);
@@ -264,7 +264,7 @@ describe('OpenAPI v2 paths', () => {
     for (const p of ['labelSelector', 'fieldSelector', 'gracePeriodSeconds', 'propagationPolicy', 'limit', 'continue']) {
       assert.ok(paramNames('/api/v1/namespaces/{namespace}/configmaps', 'delete').includes(p), `deletecollection ${p}`);
     }
-    assert.ok(!paramNames('/api/v1/namespaces/{namespace}/pods/{name}', 'get').includes('watch'));
+    assert.ok(!paramNames('/api/v1/namespaces/{namespace}/pods/{name}', 'get').includes('watch'), "!paramNames('/api/v1/namespaces/{namespace}/pods/{name}', 'get').includes('watch')");
     const fv = op('/api/v1/namespaces/{namespace}/pods/{name}', 'patch').parameters.find((p: JsonObject) => p.name === 'fieldValidation');
     assert.deepEqual({ in: fv.in, type: fv.type }, { in: 'query', type: 'string' });
     const limit = op('/api/v1/namespaces/{namespace}/pods', 'get').parameters.find((p: JsonObject) => p.name === 'limit');
@@ -277,15 +277,15 @@ describe('OpenAPI v2 paths', () => {
     assert.equal(create.responses['201'].schema.$ref, '#/definitions/io.k8s.api.core.v1.Pod');
     assert.equal(op('/api/v1/namespaces/{namespace}/pods', 'get').responses['200'].schema.$ref, '#/definitions/io.k8s.api.core.v1.PodList');
     const patch = op('/api/v1/namespaces/{namespace}/pods/{name}', 'patch');
-    assert.ok(patch.consumes.includes('application/strategic-merge-patch+json'));
-    assert.ok(patch.consumes.includes('application/apply-patch+yaml'));
+    assert.ok(patch.consumes.includes('application/strategic-merge-patch+json'), "patch.consumes.includes('application/strategic-merge-patch+json')");
+    assert.ok(patch.consumes.includes('application/apply-patch+yaml'), "patch.consumes.includes('application/apply-patch+yaml')");
     assert.equal(patch.parameters.find((p: JsonObject) => p.in === 'body').schema.$ref, '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.Patch');
     const binding = op('/api/v1/namespaces/{namespace}/pods/{name}/binding', 'post');
     assert.equal(binding.parameters.find((p: JsonObject) => p.in === 'body').schema.$ref, '#/definitions/io.k8s.api.core.v1.Binding');
     assert.equal(op('/api/v1/namespaces/{namespace}/pods/{name}/eviction', 'post').parameters.find((p: JsonObject) => p.in === 'body').schema.$ref, '#/definitions/io.k8s.api.policy.v1.Eviction');
     assert.equal(op('/apis/apps/v1/namespaces/{namespace}/deployments/{name}/scale', 'get').responses['200'].schema.$ref, '#/definitions/io.k8s.api.autoscaling.v1.Scale');
     assert.equal(op('/api/v1/watch/namespaces/{namespace}/pods', 'get').responses['200'].schema.$ref, '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.WatchEvent');
-    assert.ok(op('/api/v1/namespaces/{namespace}/pods', 'get').produces.includes('application/json;stream=watch'));
+    assert.ok(op('/api/v1/namespaces/{namespace}/pods', 'get').produces.includes('application/json;stream=watch'), "op('/api/v1/namespaces/{namespace}/pods', 'get').produces.includes('application/json;stream=watch')");
   });
 
   it('gives every operation a unique operationId', () => {
@@ -325,7 +325,7 @@ describe('OpenAPI v2 protobuf (gnostic)', () => {
     assert.deepEqual(podSpec.required, ['containers']);
     const item = doc.paths.path.find((n: JsonObject) => n.name === '/api/v1/namespaces/{namespace}/pods/{name}').value;
     const patchParams = item.patch.parameters.map((p: JsonObject) => p.parameter?.non_body_parameter?.query_parameter_sub_schema?.name).filter(Boolean);
-    assert.ok(patchParams.includes('fieldValidation'));
+    assert.ok(patchParams.includes('fieldValidation'), "patchParams.includes('fieldValidation')");
     const body = item.patch.parameters.find((p: JsonObject) => p.parameter?.body_parameter).parameter.body_parameter;
     assert.equal(body.schema._ref, '#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.Patch');
     const opGvk = item.patch.vendor_extension.find((e: JsonObject) => e.name === 'x-kubernetes-group-version-kind');
@@ -366,7 +366,7 @@ describe('OpenAPI v3', () => {
   it('lists every served group version with the hash of its document', () => {
     const expected = servedGroupVersions().map(({ group, version }) => groupVersionPath(group, version)).sort();
     assert.deepEqual(Object.keys(index.paths).sort(), expected);
-    assert.ok(expected.includes('api/v1') && expected.includes('apis/apps/v1'));
+    assert.ok(expected.includes('api/v1') && expected.includes('apis/apps/v1'), "expected.includes('api/v1') && expected.includes('apis/apps/v1')");
     for (const [gv, { serverRelativeURL }] of Object.entries(index.paths)) {
       const hash = createHash('sha512').update(openAPIv3Json(gv)!).digest('hex').toUpperCase();
       assert.equal(serverRelativeURL, `/openapi/v3/${gv}?hash=${hash}`);
@@ -385,10 +385,10 @@ describe('OpenAPI v3', () => {
         assert.ok(schemas[ref.slice('#/components/schemas/'.length)], `${gv} ${at} → ${ref}`);
       }
     }
-    assert.ok(buildOpenAPIv3('api/v1')!.components.schemas['io.k8s.api.core.v1.Pod']);
+    assert.ok(buildOpenAPIv3('api/v1')!.components.schemas['io.k8s.api.core.v1.Pod'], "buildOpenAPIv3('api/v1')!.components.schemas['io.k8s.api.core.v1.Pod']");
     assert.equal(buildOpenAPIv3('api/v1')!.components.schemas['io.k8s.api.apps.v1.Deployment'], undefined);
-    assert.ok(buildOpenAPIv3('apis/apps/v1')!.components.schemas['io.k8s.api.core.v1.PodSpec']);
-    assert.ok(buildOpenAPIv3('apis/apps/v1')!.components.schemas['io.k8s.api.autoscaling.v1.Scale']);
+    assert.ok(buildOpenAPIv3('apis/apps/v1')!.components.schemas['io.k8s.api.core.v1.PodSpec'], "buildOpenAPIv3('apis/apps/v1')!.components.schemas['io.k8s.api.core.v1.PodSpec']");
+    assert.ok(buildOpenAPIv3('apis/apps/v1')!.components.schemas['io.k8s.api.autoscaling.v1.Scale'], "buildOpenAPIv3('apis/apps/v1')!.components.schemas['io.k8s.api.autoscaling.v1.Scale']");
     assert.equal(buildOpenAPIv3('apis/nope/v1'), undefined);
     assert.equal(openAPIv3Json('apis/nope/v1'), undefined);
   });
@@ -398,7 +398,7 @@ describe('OpenAPI v3', () => {
     const pod = schemas['io.k8s.api.core.v1.Pod'];
     assert.deepEqual(pod['x-kubernetes-group-version-kind'], [{ group: '', kind: 'Pod', version: 'v1' }]);
     assert.deepEqual(pod.properties.spec.allOf, [{ $ref: '#/components/schemas/io.k8s.api.core.v1.PodSpec' }]);
-    assert.ok(pod.properties.spec.description);
+    assert.ok(pod.properties.spec.description, "pod.properties.spec.description");
     const containers = schemas['io.k8s.api.core.v1.PodSpec'].properties.containers;
     assert.deepEqual(containers.items.allOf, [{ $ref: '#/components/schemas/io.k8s.api.core.v1.Container' }]);
     assert.equal(containers['x-kubernetes-patch-merge-key'], 'name');
@@ -410,13 +410,13 @@ describe('OpenAPI v3', () => {
     const patch = doc.paths['/apis/apps/v1/namespaces/{namespace}/deployments/{name}'].patch;
     assert.deepEqual(patch['x-kubernetes-group-version-kind'], { group: 'apps', kind: 'Deployment', version: 'v1' });
     assert.equal(patch['x-kubernetes-action'], 'patch');
-    assert.ok(patch.requestBody.content['application/strategic-merge-patch+json']);
+    assert.ok(patch.requestBody.content['application/strategic-merge-patch+json'], "patch.requestBody.content['application/strategic-merge-patch+json']");
     assert.equal(patch.requestBody.required, true);
     const fv = patch.parameters.find((p: JsonObject) => p.name === 'fieldValidation');
     assert.deepEqual({ in: fv.in, schema: fv.schema.type }, { in: 'query', schema: 'string' });
     const list = doc.paths['/apis/apps/v1/namespaces/{namespace}/deployments'].get;
     assert.equal(list.responses['200'].content['application/json'].schema.$ref, '#/components/schemas/io.k8s.api.apps.v1.DeploymentList');
-    assert.ok(doc.paths['/apis/apps/v1/namespaces/{namespace}/deployments'].parameters.some((p: JsonObject) => p.name === 'namespace' && p.in === 'path' && p.required));
+    assert.ok(doc.paths['/apis/apps/v1/namespaces/{namespace}/deployments'].parameters.some((p: JsonObject) => p.name === 'namespace' && p.in === 'path' && p.required), "doc.paths['/apis/apps/v1/namespaces/{namespace}/deployments'].parameters.some((p: JsonObject) => p.name === 'namespace' && p.in === 'path' && p.required)");
   });
 });
 
@@ -439,7 +439,7 @@ describe('memoization and serving', () => {
     const pb = get('/openapi/v2', 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf')!;
     assert.equal(pb.status, 200);
     assert.equal(pb.headers['content-type'], OPENAPI_V2_PROTOBUF_CONTENT_TYPE);
-    assert.ok(!String(pb.headers['content-type']).includes('@'));
+    assert.ok(!String(pb.headers['content-type']).includes('@'), "!String(pb.headers['content-type']).includes('@')");
     assert.equal(pb.body, openAPIv2Protobuf());
     const json = get('/openapi/v2', 'application/json')!;
     assert.equal(json.headers['content-type'], 'application/json');

@@ -111,7 +111,7 @@ export class SqliteStorage implements Storage {
   private readonly sListAt: Database.Statement<[string, string, number, number], Row>;
   private readonly sCountAt: Database.Statement<[string, string, number], { n: number }>;
   private readonly sEvents: Database.Statement<[number, string, string, number], EventRow>;
-  private readonly sCompact: Database.Statement<[number, number]>;
+  private readonly sCompact: Database.Statement<[{ from: number; rev: number }]>;
 
   private readonly txCreate: Database.Transaction<(key: string, value: string) => KeyValue>;
   private readonly txUpdate: Database.Transaction<(key: string, value: string, expected: number) => [KeyValue, KeyValue]>;
@@ -157,8 +157,8 @@ export class SqliteStorage implements Storage {
        WHERE l.id > ? AND +l.name >= ? AND +l.name < ? ORDER BY l.id LIMIT ?`,
     );
     this.sCompact = db.prepare(
-      `DELETE FROM log WHERE id IN (SELECT prev_revision FROM log WHERE id <= ? AND prev_revision > 0)
-         OR (id <= ? AND deleted = 1)`,
+      `DELETE FROM log WHERE id IN (SELECT prev_revision FROM log WHERE id > @from AND id <= @rev AND prev_revision > 0)
+         OR (id > @from AND id <= @rev AND deleted = 1)`,
     );
 
     this.txCreate = db.transaction((key: string, value: string): KeyValue => {
@@ -192,8 +192,10 @@ export class SqliteStorage implements Storage {
     this.txCompact = db.transaction((rev: number) => {
       const current = this.sRevision.get()?.seq ?? 0;
       if (rev > current) throw new StorageError('FutureRevision', '', current, `revision ${rev} is newer than the current revision ${current}`);
-      if (rev <= this.readCompacted()) return;
-      this.sCompact.run(rev, rev);
+      const from = this.readCompacted();
+      if (rev <= from) return;
+      // Everything superseded at or before `from` went in earlier compactions.
+      this.sCompact.run({ from, rev });
       this.sSetCompacted.run(rev);
     });
     this.txRead = db.transaction((fn: () => unknown) => fn());
