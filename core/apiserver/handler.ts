@@ -18,7 +18,7 @@ import { strategicMergePatch, jsonMergePatch, PatchError } from './strategicpatc
 import { encodeObject, decodeObject, encodeWatchEventFrame, NotProtobufKind, PROTOBUF_MEDIA_TYPE } from './protobuf.ts';
 import { toTable } from './tables.ts';
 import * as discovery from './discovery.ts';
-import { openAPIv2Json, openAPIv2Protobuf, buildOpenAPIv3Index, openAPIv3Json } from './openapi.ts';
+import { serveOpenAPI } from './openapi.ts';
 import { ApiMetrics } from './metrics.ts';
 
 /** Options of an {@link ApiServer}. */
@@ -625,17 +625,8 @@ export class ApiServer {
     }
     if (path === '/healthz' || path === '/livez' || path === '/readyz' || /^\/(healthz|livez|readyz)\/[a-z-]+$/.test(path)) return this.health(req, path);
     if (path === '/metrics') return this.metrics.render().then((body) => ({ status: 200, headers: { 'content-type': this.metrics.contentType }, body }));
-    if (path === '/openapi/v2' || path === '/swagger-2.0.0.pb-v1' || path === '/swagger.json') {
-      const wantsProto = path === '/swagger-2.0.0.pb-v1' || parseMediaRanges(req.headers['accept']).some((m) => m.type === 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf' || m.type === 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
-      if (wantsProto) // NOTE: clients ask with '@v1.0' but Go's mime parser rejects '@' in a response type; Kubernetes answers '.v1.0'.
-        return { status: 200, headers: { 'content-type': 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf' }, body: openAPIv2Protobuf() };
-      return { status: 200, headers: { 'content-type': JSON_TYPE }, body: openAPIv2Json() };
-    }
-    if (path === '/openapi/v3') return this.json(req, buildOpenAPIv3Index());
-    if (parts[0] === 'openapi' && parts[1] === 'v3' && parts.length > 2) {
-      const doc = openAPIv3Json(parts.slice(2).join('/'));
-      if (doc) return { status: 200, headers: { 'content-type': JSON_TYPE, 'cache-control': 'public, immutable' }, body: doc };
-    }
+    const openapi = serveOpenAPI(req);
+    if (openapi) return openapi;
     if (path === '/') {
       return this.json(req, { paths: ['/api', '/api/v1', '/apis', ...discovery.apiGroupList().groups.flatMap((g) => [`/apis/${g.name}`, ...g.versions.map((v) => `/apis/${v.groupVersion}`)]), '/healthz', '/livez', '/metrics', '/openapi/v2', '/openapi/v3', '/readyz', '/version'] });
     }

@@ -435,9 +435,16 @@ function messageSchema(message: string, flavor: SchemaFlavor): JsonObject {
     if (meta?.strategy) prop['x-kubernetes-patch-strategy'] = meta.strategy;
     properties[f.name] = prop;
   }
-  const schema: JsonObject = { description: definitionDescription(message), type: 'object', properties };
-  if (required.length) schema.required = [...required];
   const gvks = kindIndex().gvks.get(message);
+  const isList = fields.some((f) => f.name === 'items' && f.repeated) && fields.some((f) => f.name === 'metadata' && f.type.kind === 'message' && f.type.message.endsWith('.ListMeta'));
+  if (gvks || isList) {
+    // TypeMeta is not part of the protobuf messages, but every kind and list carries it in JSON.
+    properties.apiVersion = { description: 'APIVersion defines the versioned schema of this representation of an object.', type: 'string' };
+    properties.kind = { description: 'Kind is a string value representing the REST resource this object represents.', type: 'string' };
+  }
+  const sorted = Object.fromEntries(Object.entries(properties).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  const schema: JsonObject = { description: definitionDescription(message), type: 'object', properties: sorted };
+  if (required.length) schema.required = [...required];
   if (gvks) schema['x-kubernetes-group-version-kind'] = gvks.map((g) => ({ group: g.group, kind: g.kind, version: g.version }));
   const structType = structTypeOf(message);
   if (structType) schema['x-kubernetes-map-type'] = structType;

@@ -12,6 +12,7 @@ import { startCompactor } from '../storage/compactor.ts';
 import { ApiServer } from './handler.ts';
 import { bootstrap, Housekeeping } from './housekeeping.ts';
 import { createHttpServer, listen } from './http.ts';
+import { buildOpenAPIv3Index, openAPIv2Protobuf } from './openapi.ts';
 
 /** Options of `orrery serve`, named after kube-apiserver's flags. */
 export interface ServeOptions {
@@ -138,6 +139,9 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
     ready: () => ready,
   });
   bootstrap(api.registry, undefined, opts.securePort ?? 6443);
+  // Build the OpenAPI documents now rather than on kubectl's first request.
+  openAPIv2Protobuf();
+  buildOpenAPIv3Index();
   const compactor = startCompactor(storage, { clock, windowMs });
   const housekeeping = new Housekeeping(api.registry, clock, { eventTTLMs: (opts.eventTTLSeconds ?? 3600) * 1000, intervalMs: 1000 });
   housekeeping.start();
