@@ -453,6 +453,23 @@ describe('kind behaviour', () => {
     assert.equal((await s.request('GET', `${P}/bound`)).status, 404);
   });
 
+  it('eviction deletes the pod unless a disruption budget forbids it (429)', async () => {
+    const s = new TestServer();
+    const P = '/api/v1/namespaces/default/pods';
+    await s.request('POST', P, { ...pod('free'), metadata: { name: 'free', labels: { app: 'free' } } });
+    const ev = (name: string) => ({ apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name } });
+    assert.equal((await s.request('POST', `${P}/free/eviction`, ev('free'))).status, 201);
+    assert.equal((await s.request('GET', `${P}/free`)).status, 404);
+    await s.request('POST', P, { ...pod('guarded'), metadata: { name: 'guarded', labels: { app: 'db' } } });
+    await s.request('PATCH', `${P}/guarded/status`, { status: { phase: 'Running' } }, { 'content-type': 'application/merge-patch+json' });
+    const pdb = await s.request('POST', '/apis/policy/v1/namespaces/default/poddisruptionbudgets', { metadata: { name: 'db' }, spec: { minAvailable: 1, selector: { matchLabels: { app: 'db' } } } });
+    assert.equal(pdb.status, 201, JSON.stringify(pdb.body));
+    const blocked = await s.request('POST', `${P}/guarded/eviction`, ev('guarded'));
+    assert.equal(blocked.status, 429);
+    assert.equal(blocked.body.reason, 'TooManyRequests');
+    assert.equal((await s.request('GET', `${P}/guarded`)).status, 200);
+  });
+
   it('services get a cluster IP and node ports from the range; a taken node port is refused', async () => {
     const s = new TestServer();
     const S = '/api/v1/namespaces/default/services';

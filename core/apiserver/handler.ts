@@ -2,11 +2,12 @@ import YAML from 'yaml';
 import jsonpatch from 'fast-json-patch';
 import type { Clock } from '../machinery/clock.ts';
 import type { Rng } from '../machinery/rng.ts';
-import { StatusError, badRequest, conflict, notFound, toStatusError, type Status } from '../machinery/status.ts';
+import { StatusError, badRequest, conflict, toStatusError, type Status } from '../machinery/status.ts';
+import { selectorFromLabelSelector } from '../machinery/labels.ts';
 import type { Storage } from '../storage/interface.ts';
 import { Registry, type DeleteOptions, type ListQuery, type WriteOptions } from './registry.ts';
 import { buildStrategies, type ServiceAllocation } from './strategies.ts';
-import { parseRequestInfo, type RequestInfo } from './request.ts';
+import { lookupResource, parseRequestInfo, type RequestInfo } from './request.ts';
 import { negotiate, bodyFormat, parseMediaRanges, type Representation } from './negotiation.ts';
 import { groupVersion, type ResourceInfo } from './resources.ts';
 import { managerFor } from './managedfields.ts';
@@ -470,8 +471,7 @@ export class ApiServer {
         details: { name: info.name, group: r.group || undefined, kind: r.resource, uid: out.obj.metadata?.uid },
         code: 200,
       };
-      if (r.resource === 'pods' || r.resource === 'namespaces') return this.respond(req, 200, out.obj, rep);
-      return this.respond(req, 200, status, rep);
+      return this.respond(req, 200, this.registry.strategy(r).returnDeletedObject ? out.obj : status, rep);
     }
     return this.respond(req, 200, out.obj, rep);
   }
@@ -486,17 +486,11 @@ export class ApiServer {
   // ---- subresources and virtual kinds -----------------------------------------------------------------
 
   private toScale(r: ResourceInfo, obj: any): any {
-    const sel = obj.spec?.selector;
     let selector = '';
-    if (sel) {
-      const parts = Object.entries(sel.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`);
-      for (const e of sel.matchExpressions ?? []) {
-        if (e.operator === 'In') parts.push(`${e.key} in (${(e.values ?? []).join(',')})`);
-        else if (e.operator === 'NotIn') parts.push(`${e.key} notin (${(e.values ?? []).join(',')})`);
-        else if (e.operator === 'Exists') parts.push(e.key);
-        else if (e.operator === 'DoesNotExist') parts.push(`!${e.key}`);
-      }
-      selector = parts.join(',');
+    try {
+      if (obj.spec?.selector) selector = selectorFromLabelSelector(obj.spec.selector).toString();
+    } catch {
+      selector = '';
     }
     const m = obj.metadata;
     return {
@@ -566,13 +560,15 @@ export class ApiServer {
     const { obj: eviction } = this.decodeBody(req, info, 'Eviction', 'policy', 'v1');
     const pods = info.resource;
     const pod = this.registry.get(pods, info.namespace, info.name);
-    const pdbs = this.registry.list({ group: 'policy', version: 'v1', resource: 'poddisruptionbudgets', namespaced: true } as ResourceInfo, info.namespace, {}).items;
+    const pdbs = this.registry.list(lookupResource('policy', 'v1', 'poddisruptionbudgets')!, info.namespace, {}).items;
     for (const pdb of pdbs) {
-      const sel = pdb.spec?.selector;
-      if (!sel) continue;
-      const labels = pod.metadata.labels ?? {};
-      const ok = Object.entries(sel.matchLabels ?? {}).every(([k, v]) => labels[k] === v);
-      if (ok && (pdb.status?.disruptionsAllowed ?? 0) <= 0 && pod.status?.phase === 'Running') {
+      let covers = false;
+      try {
+        covers = !!pdb.spec?.selector && selectorFromLabelSelector(pdb.spec.selector).matches(pod.metadata.labels);
+      } catch {
+        covers = false;
+      }
+      if (covers && (pdb.status?.disruptionsAllowed ?? 0) <= 0 && pod.status?.phase === 'Running') {
         throw new StatusError(429, 'TooManyRequests', 'Cannot evict pod as it would violate the pod\'s disruption budget.', { causes: [{ reason: 'DisruptionBudget', message: `The disruption budget ${pdb.metadata.name} needs ${pdb.status?.desiredHealthy ?? 0} healthy pods and has ${pdb.status?.currentHealthy ?? 0} currently` }] }, { 'Retry-After': '10' });
       }
     }
@@ -667,4 +663,3 @@ export class ApiServer {
   }
 }
 
-export { notFound };

@@ -40,6 +40,8 @@ export interface Strategy {
   onTerminating?(obj: any): void;
   /** After the object left storage (release allocations). */
   afterDelete?(obj: any, ctx: StrategyContext): void;
+  /** DELETE answers with the deleted object rather than a Success Status (pods, namespaces). */
+  returnDeletedObject?: boolean;
   /** Converts the stored form to the served version (same-storage kinds served in several groups). */
   toServed?(stored: any): any;
   /** Converts a served-version object to the stored form. */

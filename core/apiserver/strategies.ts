@@ -1,5 +1,6 @@
 import { invalid, type StatusCause } from '../machinery/status.ts';
 import type { Strategy, StrategyContext } from './registry.ts';
+import { selectorFromLabelSelector } from '../machinery/labels.ts';
 
 /**
  * The per-kind strategies: defaults Kubernetes users rely on, server-owned fields, kind-specific
@@ -60,16 +61,11 @@ function validateContainers(spec: any, path: string): StatusCause[] {
 }
 
 function labelsMatch(selector: any, labels: Record<string, string> | undefined): boolean {
-  for (const [k, v] of Object.entries(selector?.matchLabels ?? {})) if (labels?.[k] !== v) return false;
-  for (const e of selector?.matchExpressions ?? []) {
-    const has = labels !== undefined && e.key in labels;
-    const val = labels?.[e.key];
-    if (e.operator === 'In' && !(has && e.values?.includes(val))) return false;
-    if (e.operator === 'NotIn' && has && e.values?.includes(val)) return false;
-    if (e.operator === 'Exists' && !has) return false;
-    if (e.operator === 'DoesNotExist' && has) return false;
+  try {
+    return selectorFromLabelSelector(selector).matches(labels);
+  } catch {
+    return false;
   }
-  return true;
 }
 
 function validateWorkload(obj: any, opts: { replicas: boolean; restartPolicies?: string[] }): StatusCause[] {
@@ -290,6 +286,7 @@ function eventFromEventsV1(e: any): any {
 export function buildStrategies(alloc: ServiceAllocation): Map<string, Strategy> {
   const m = new Map<string, Strategy>();
   m.set('/namespaces', {
+    returnDeletedObject: true,
     prepareForCreate(obj) {
       obj.spec = { finalizers: ['kubernetes'] };
       obj.status = { phase: 'Active' };
@@ -311,6 +308,7 @@ export function buildStrategies(alloc: ServiceAllocation): Map<string, Strategy>
     },
   });
   m.set('/pods', {
+    returnDeletedObject: true,
     prepareForCreate(obj) {
       obj.spec ??= {};
       defaultPodSpec(obj.spec);
