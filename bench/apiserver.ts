@@ -6,7 +6,7 @@
  * `results/bench/apiserver-latest.md`.
  *
  *   node --import tsx bench/apiserver.ts [--duration 10] [--warmup 2] [--connections 10]
- *     [--watchers 1000] [--watch-rate 500] [--scenarios get,list,create,patch,watch] [--no-pin]
+ *     [--watchers 1000] [--watch-rate 20,500] [--scenarios get,list,create,patch,watch] [--no-pin]
  *
  * Every flag has an environment twin (BENCH_DURATION, BENCH_WARMUP, BENCH_CONNECTIONS,
  * BENCH_WATCHERS, BENCH_WATCH_RATE, BENCH_SCENARIOS, BENCH_PIN=0).
@@ -39,7 +39,8 @@ export interface BenchOptions {
   warmupSeconds: number;
   connections: number;
   watchers: number;
-  watchEventsPerSecond: number;
+  /** Write rates of the watch scenario, one watch run per rate, in this order. */
+  watchEventsPerSecond: number[];
   listPods: number;
   scenarios: ScenarioName[];
   /** Pin the load generator to CPU 0 and the servers to CPU 1 with taskset (when present and ≥ 2 CPUs). */
@@ -150,6 +151,25 @@ export function machineBusyCpuSeconds(): number {
     return (total - v[3]! - v[4]!) / clockTicks;
   } catch {
     return NaN;
+  }
+}
+
+/**
+ * Waits (up to `maxSeconds`) until process `pid` uses under 20% of a core over half a second, so
+ * that work left over from one scenario (queued watch events, compaction) does not count against
+ * the next. Resolves either way; logs when it gave up.
+ */
+async function waitForIdle(pid: number, log: (l: string) => void, maxSeconds = 30): Promise<void> {
+  const deadline = performance.now() + maxSeconds * 1000;
+  for (;;) {
+    const before = processCpuSeconds(pid);
+    await new Promise((r) => setTimeout(r, 500));
+    const used = (processCpuSeconds(pid) - before) / 0.5;
+    if (!(used >= 0.2)) return;
+    if (performance.now() > deadline) {
+      log(`server still busy (${Math.round(used * 100)}% CPU) after ${maxSeconds} s; going on`);
+      return;
+    }
   }
 }
 
@@ -373,6 +393,7 @@ export async function runBench(o: BenchOptions): Promise<BenchReport> {
     settings: { durationSeconds: o.durationSeconds, warmupSeconds: o.warmupSeconds, connections: o.connections },
     machine: machineFacts(pinning),
     scenarios: [],
+    watches: [],
     failures: [],
   };
   const dataDir = mkdtempSync(join(tmpdir(), 'orrery-bench-'));
@@ -447,6 +468,7 @@ export async function runBench(o: BenchOptions): Promise<BenchReport> {
         const probe = await apiRequest(target, probeAgent, spec.method, spec.path, spec.body?.(), spec.contentType).finally(() => probeAgent.destroy());
         if (probe.status !== spec.expectStatus) throw new Error(`probe ${spec.method} ${spec.path}: HTTP ${probe.status}, want ${spec.expectStatus}: ${probe.body.slice(0, 300)}`);
         const responseBytes = Buffer.byteLength(probe.body);
+        await waitForIdle(orreryTarget.pid, log);
         log(`${spec.name}: orrery (${responseBytes} B responses)…`);
         const orreryRun = await measureLoad(orreryTarget, cannonRequest(spec, spec.path, orreryTarget.headers), o, responseBytes);
         log(`${spec.name}: orrery ${orreryRun.requestsPerSecond.toFixed(0)} req/s; bare server…`);
@@ -469,22 +491,27 @@ export async function runBench(o: BenchOptions): Promise<BenchReport> {
     }
 
     if (wants('watch')) {
-      try {
-        log(`watch: opening ${o.watchers} watch streams…`);
-        report.watch = await runWatchDelivery({
-          target,
-          namespace: 'bench-watch',
-          watchers: o.watchers,
-          eventsPerSecond: o.watchEventsPerSecond,
-          warmupSeconds: o.warmupSeconds,
-          durationSeconds: o.durationSeconds,
-          serverCpuSeconds: () => processCpuSeconds(orrery.proc.pid!),
-          machineBusyCpuSeconds,
-          log,
-        });
-      } catch (e) {
-        report.failures.push({ name: 'watch', error: (e as Error).message });
-        log(`watch: FAILED: ${(e as Error).message}`);
+      for (const rate of o.watchEventsPerSecond) {
+        try {
+          await waitForIdle(orrery.proc.pid!, log);
+          log(`watch @ ${rate}/s: opening ${o.watchers} watch streams…`);
+          report.watches.push(
+            await runWatchDelivery({
+              target,
+              namespace: `bench-watch-${rate}`,
+              watchers: o.watchers,
+              eventsPerSecond: rate,
+              warmupSeconds: o.warmupSeconds,
+              durationSeconds: o.durationSeconds,
+              serverCpuSeconds: () => processCpuSeconds(orrery.proc.pid!),
+              machineBusyCpuSeconds,
+              log,
+            }),
+          );
+        } catch (e) {
+          report.failures.push({ name: `watch @ ${rate}/s`, error: (e as Error).message });
+          log(`watch @ ${rate}/s: FAILED: ${(e as Error).message}`);
+        }
       }
     }
     if (orrery.proc.exitCode !== null || orrery.proc.signalCode !== null) {
@@ -526,6 +553,12 @@ function nonNegative(name: string) {
   };
 }
 
+function rateList(v: string): number[] {
+  const rates = v.split(',').map((s) => s.trim()).filter(Boolean).map(positive('--watch-rate', false));
+  if (rates.length === 0) throw new InvalidArgumentError('--watch-rate needs at least one rate');
+  return rates;
+}
+
 function scenarioList(v: string): ScenarioName[] {
   const names = v.split(',').map((s) => s.trim()).filter(Boolean);
   for (const n of names) if (!(SCENARIOS as readonly string[]).includes(n)) throw new InvalidArgumentError(`unknown scenario "${n}" (known: ${SCENARIOS.join(', ')})`);
@@ -550,13 +583,13 @@ async function main(): Promise<void> {
     .option('--warmup <seconds>', 'warm-up seconds per scenario', nonNegative('--warmup'), Number(env.BENCH_WARMUP ?? 2))
     .option('--connections <n>', 'keep-alive connections for request scenarios', positive('--connections', true), Number(env.BENCH_CONNECTIONS ?? 10))
     .option('--watchers <n>', 'concurrent watch streams', positive('--watchers', true), Number(env.BENCH_WATCHERS ?? 1000))
-    .option('--watch-rate <n>', 'writes per second during the watch scenario', positive('--watch-rate', false), Number(env.BENCH_WATCH_RATE ?? 500))
+    .option('--watch-rate <list>', 'writes per second in the watch scenario; a comma-separated list runs it once per rate', rateList, rateList(env.BENCH_WATCH_RATE ?? '20,500'))
     .option('--list-pods <n>', 'pods in the LIST scenario', positive('--list-pods', true), Number(env.BENCH_LIST_PODS ?? 500))
     .option('--scenarios <list>', `comma-separated subset of ${SCENARIOS.join(',')}`, scenarioList, scenarioList(env.BENCH_SCENARIOS ?? SCENARIOS.join(',')))
     .option('--no-pin', 'do not pin processes to CPUs')
     .showHelpAfterError();
   program.parse(process.argv);
-  const f = program.opts<{ duration: number; warmup: number; connections: number; watchers: number; watchRate: number; listPods: number; scenarios: ScenarioName[]; pin: boolean }>();
+  const f = program.opts<{ duration: number; warmup: number; connections: number; watchers: number; watchRate: number[]; listPods: number; scenarios: ScenarioName[]; pin: boolean }>();
   const opts: BenchOptions = {
     durationSeconds: f.duration,
     warmupSeconds: f.warmup,
@@ -569,7 +602,8 @@ async function main(): Promise<void> {
     command: commandLine(),
   };
   const perScenario = 2 * (opts.warmupSeconds + opts.durationSeconds) + 30;
-  const budgetSeconds = 300 + perScenario * opts.scenarios.length + (opts.scenarios.includes('watch') ? 120 : 0);
+  const watchSeconds = opts.scenarios.includes('watch') ? opts.watchEventsPerSecond.length * (opts.warmupSeconds + opts.durationSeconds + 200) : 0;
+  const budgetSeconds = 300 + perScenario * opts.scenarios.length + watchSeconds;
   const watchdog = setTimeout(() => {
     process.stderr.write(`bench: still running after ${budgetSeconds} s; killing the servers and giving up\n`);
     killAllChildrenNow();

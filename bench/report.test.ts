@@ -84,26 +84,28 @@ test('renderMarkdown shows each scenario with ratio and verdict, the watch row a
     settings: { durationSeconds: 10, warmupSeconds: 2, connections: 10 },
     machine: { cpus: 2, cpuModel: 'Test CPU', memoryGiB: 8, node: 'v20.0.0', platform: 'linux x64', loadAverage: [0.5, 0.4, 0.3], pinning: 'not pinned' },
     scenarios: [{ name: 'get', description: 'GET one pod', orrery: run(4000, 5.5), baseline: run(10000, 2), ratio: 0.4, targetRatio: 0.5 }],
-    watch: {
-      watchers: 1000,
-      watchersEstablished: 1000,
-      connectSeconds: 2.5,
-      targetEventsPerSecond: 500,
-      achievedEventsPerSecond: 498,
-      writes: { measured: 4980, failed: 0, unacknowledged: 0, skipped: 0, latency: { count: 4980, mean: 2, p50: 2, p90: 3, p99: 4, max: 9 } },
-      expectedDeliveries: 4_980_000,
-      delivered: 4_980_000,
-      streamsEndedEarly: 0,
-      errorEvents: 0,
-      fromSent: { count: 4_980_000, mean: 20, p50: 15, p90: 50, p99: 80, max: 120 },
-      fromAck: { count: 4_980_000, mean: 18, p50: 13, p90: 45, p99: 75, max: 110 },
-      targetP99Ms: 100,
-      serverCpu: 1,
-      clientCpu: 0.9,
-      otherCpu: NaN,
-      clientEventLoopDelayP99Ms: 12,
-      durationSeconds: 10,
-    },
+    watches: [
+      {
+        watchers: 1000,
+        watchersEstablished: 1000,
+        connectSeconds: 2.5,
+        targetEventsPerSecond: 500,
+        achievedEventsPerSecond: 498,
+        writes: { measured: 4980, failed: 0, unacknowledged: 0, skipped: 0, latency: { count: 4980, mean: 2, p50: 2, p90: 3, p99: 4, max: 9 } },
+        expectedDeliveries: 4_980_000,
+        delivered: 4_980_000,
+        streamsEndedEarly: 0,
+        errorEvents: 0,
+        fromSent: { count: 4_980_000, mean: 20, p50: 15, p90: 50, p99: 80, max: 120 },
+        fromAck: { count: 4_980_000, mean: 18, p50: 13, p90: 45, p99: 75, max: 110 },
+        targetP99Ms: 100,
+        serverCpu: 1,
+        clientCpu: 0.9,
+        otherCpu: NaN,
+        clientEventLoopDelayP99Ms: 12,
+        durationSeconds: 10,
+      },
+    ],
     failures: [{ name: 'list', error: 'boom' }],
   };
   const md = renderMarkdown(report);
@@ -111,20 +113,24 @@ test('renderMarkdown shows each scenario with ratio and verdict, the watch row a
   assert.match(md, /2 × Test CPU/);
   assert.match(md, /\| GET one pod \| 1\.5 KiB \| 4,000 \| 1\.00 \| 5\.50 \| 0 \/ 3 \| 10,000 \| 2\.00 \| 40% \| ≥ 50% missed \| 98% \/ 50% \/ 5% \|/);
   assert.doesNotMatch(md, /Warning/);
-  assert.match(md, /\| 1,000 \| 500 \(498\) \| 0 \/ 0 \/ 0 \| 4\.00 \| 4,980,000 \/ 4,980,000 \(100%\) \|/);
+  assert.match(md, /\| 1,000 \(2\.5 s\) \| 500 \(498\) \| 0 \/ 0 \/ 0 \| 4\.00 \| 498,000 \| 4,980,000 \/ 4,980,000 \(100%\) \|/);
   assert.match(md, /\| ≤ 100 ms met \|/);
   assert.match(md, /- list: boom/);
-  report.watch!.writes.skipped = 1;
+  report.watches[0]!.writes.skipped = 1;
   assert.match(renderMarkdown(report), /\| 0 \/ 0 \/ 1 \|/);
   assert.match(renderMarkdown(report), /\| ≤ 100 ms missed \|/);
-  report.watch!.writes.skipped = 0;
-  report.watch!.delivered = 4_000_000;
+  report.watches[0]!.writes.skipped = 0;
+  report.watches[0]!.delivered = 4_000_000;
   assert.match(renderMarkdown(report), /\| ≤ 100 ms missed \|/);
-  report.watch!.delivered = 4_980_000;
-  report.watch!.fromSent.p99 = 101;
+  report.watches[0]!.delivered = 4_980_000;
+  report.watches[0]!.fromSent.p99 = 101;
   assert.match(renderMarkdown(report), /\| ≤ 100 ms missed \|/);
   report.scenarios[0]!.baseline.otherCpu = 0.6;
   assert.match(renderMarkdown(report), /Warning: other processes used up to 60% of a core/);
+  report.scenarios = [];
+  const watchOnly = renderMarkdown(report);
+  assert.doesNotMatch(watchOnly, /\| scenario \|/);
+  assert.match(watchOnly, /\| watchers open \|/);
 });
 
 test('staticJsonBody is valid JSON of exactly the requested length', () => {

@@ -210,6 +210,18 @@ export class ApiServer {
     return 'Metadata';
   }
 
+  private readonly jsonFrames = new WeakMap<object, Map<string, Buffer | string>>();
+  private readonly protobufFrames = new WeakMap<object, Map<string, Buffer | string>>();
+
+  /** One encoding per (shared object, event type), however many watchers send it. */
+  private cachedFrame(cache: WeakMap<object, Map<string, Buffer | string>>, type: string, object: object, encode: () => Buffer | string): Buffer | string {
+    let byType = cache.get(object);
+    if (!byType) cache.set(object, (byType = new Map()));
+    let frame = byType.get(type);
+    if (frame === undefined) byType.set(type, (frame = encode()));
+    return frame;
+  }
+
   // ---- request bodies -------------------------------------------------------------------------
 
   private decodeBody(req: ApiRequest, info: Extract<RequestInfo, { isResource: true }>, kind: string, group: string, version: string): { obj: any; warnings: string[] } {
@@ -328,7 +340,10 @@ export class ApiServer {
 
   private watchEncoder(req: ApiRequest, info: Extract<RequestInfo, { isResource: true }>, rep: Representation): { encoder: WatchEncoder; contentType: string } {
     if (rep.kind === 'protobuf') {
-      return { contentType: `${PROTOBUF_MEDIA_TYPE};stream=watch`, encoder: { frame: (type, object) => encodeWatchEventFrame(type, object) } };
+      return { contentType: `${PROTOBUF_MEDIA_TYPE};stream=watch`, encoder: { frame: (type, object) => this.cachedFrame(this.protobufFrames, type, object, () => encodeWatchEventFrame(type, object)) } };
+    }
+    if (rep.kind === 'json') {
+      return { contentType: JSON_TYPE, encoder: { frame: (type, object) => this.cachedFrame(this.jsonFrames, type, object, () => JSON.stringify({ type, object }) + '\n') } };
     }
     let first = true;
     const clock = this.opts.clock;

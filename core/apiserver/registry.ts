@@ -156,6 +156,24 @@ export class Registry {
     return `${this.prefix(r, namespace)}${name}`;
   }
 
+  private readonly shared = new Map<string, WeakMap<KeyValue, any>>();
+
+  /**
+   * Like {@link decode}, but one decoded object per stored KeyValue and resource is shared by every
+   * caller (a watch event fanned out to many watchers is parsed once). Callers must not mutate it.
+   */
+  decodeShared(r: ResourceInfo, kv: KeyValue): any {
+    const id = `${r.group}/${r.resource}`;
+    let cache = this.shared.get(id);
+    if (!cache) this.shared.set(id, (cache = new WeakMap()));
+    let obj = cache.get(kv);
+    if (obj === undefined) {
+      obj = this.decode(r, kv);
+      cache.set(kv, obj);
+    }
+    return obj;
+  }
+
   /** Decodes a stored value into the served form with metadata.resourceVersion set. */
   decode(r: ResourceInfo, kv: KeyValue): any {
     const obj = JSON.parse(kv.value);

@@ -157,21 +157,23 @@ export class WatchResponseStream implements ResponseStream {
     this.timers.push(t);
   }
 
+  /** Objects passed to the encoder may be shared between watchers: encoders must not mutate them. */
   private onStorageEvent(ev: StorageEvent): boolean {
     if (this.done) return true;
     if (this.req.name && ev.kv.key !== this.registry.key(this.req.resource, this.req.namespace, this.req.name)) return true;
     this.lastRevision = ev.kv.modRevision;
     const r = this.req.resource;
-    const obj = this.registry.decode(r, ev.kv);
+    const obj = this.registry.decodeShared(r, ev.kv);
     if (ev.type === 'DELETED') return this.matches(obj) ? this.send('DELETED', obj) : true;
     const now = this.matches(obj);
     if (ev.type === 'ADDED') return now ? this.send('ADDED', obj) : true;
-    const before = ev.prevKv ? this.matches(this.registry.decode(r, ev.prevKv)) : false;
+    const before = ev.prevKv ? this.matches(this.registry.decodeShared(r, ev.prevKv)) : false;
     if (now && before) return this.send('MODIFIED', obj);
     if (now) return this.send('ADDED', obj);
     if (before) {
       const old = this.registry.decode(r, ev.prevKv!);
       old.metadata.resourceVersion = obj.metadata.resourceVersion;
+      // NOTE: a fresh decode, since shared objects must not be mutated.
       return this.send('DELETED', old);
     }
     return true;
