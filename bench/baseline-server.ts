@@ -40,13 +40,12 @@ export function parseBaselineRoute(url: string): { bytes: number; status: number
 }
 
 /**
- * Creates (does not start) the bare server. Bodies are built once per size and cached; headers
- * mimic the API server's (content-type, cache-control, an audit id) so that responses are of a
- * comparable size.
+ * Creates (does not start) the bare server. Bodies are built once per size and cached; the headers
+ * are the ones orrery sends on a plain JSON response (content-type, content-length), so responses
+ * are of the same size.
  */
 export function createBaselineServer(tls: { cert: string | Buffer; key: string | Buffer }): https.Server {
   const bodies = new Map<number, Buffer>();
-  let requestCounter = 0;
   const server = https.createServer({ cert: tls.cert, key: tls.key }, (req: http.IncomingMessage, res: http.ServerResponse) => {
     req.on('data', () => {});
     req.on('end', () => {
@@ -61,10 +60,7 @@ export function createBaselineServer(tls: { cert: string | Buffer; key: string |
         body = Buffer.from(staticJsonBody(route.bytes));
         bodies.set(route.bytes, body);
       }
-      requestCounter++;
       res.writeHead(route.status, {
-        'audit-id': `00000000-0000-4000-8000-${String(requestCounter % 1e12).padStart(12, '0')}`,
-        'cache-control': 'no-cache, private',
         'content-type': 'application/json',
         'content-length': String(body.length),
       });

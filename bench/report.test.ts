@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { LatencySamples, fileTimestamp, fmtBytes, fmtMs, fmtPercent, markdownTable, ratioOf, renderMarkdown, verdictAtLeast, type BenchReport, type LoadRun } from './report.ts';
-import { parseBaselineRoute, staticJsonBody } from './baseline-server.ts';
+import https from 'node:https';
+import { generate } from 'selfsigned';
+import { parseBaselineRoute, startBaselineServer, staticJsonBody } from './baseline-server.ts';
 import { LineSplitter, SENT_AT_ANNOTATION, benchStamp, scanWatchEvent } from './watch-delivery.ts';
 import { targetFromKubeconfig } from './apiserver.ts';
 
@@ -94,6 +96,7 @@ test('renderMarkdown shows each scenario with ratio and verdict, the watch row a
         writes: { measured: 4980, failed: 0, unacknowledged: 0, skipped: 0, latency: { count: 4980, mean: 2, p50: 2, p90: 3, p99: 4, max: 9 } },
         expectedDeliveries: 4_980_000,
         delivered: 4_980_000,
+        receivedPerSecond: 497_000,
         streamsEndedEarly: 0,
         errorEvents: 0,
         fromSent: { count: 4_980_000, mean: 20, p50: 15, p90: 50, p99: 80, max: 120 },
@@ -111,9 +114,10 @@ test('renderMarkdown shows each scenario with ratio and verdict, the watch row a
   const md = renderMarkdown(report);
   assert.match(md, /Command: `make bench`/);
   assert.match(md, /2 × Test CPU/);
-  assert.match(md, /\| GET one pod \| 1\.5 KiB \| 4,000 \| 1\.00 \| 5\.50 \| 0 \/ 3 \| 10,000 \| 2\.00 \| 40% \| ≥ 50% missed \| 98% \/ 50% \/ 5% \|/);
+  assert.match(md, /\| GET one pod \| 1\.5 KiB \| 4,000 \| 1\.00 \| 5\.50 \| 0 \/ 3 \| 10,000 \| 2\.00 \| 40% \| ≥ 50% missed \| 98% \/ 50% \/ 5% \| 98% \/ 50% \|/);
+  assert.doesNotMatch(md, /lower bound/);
   assert.doesNotMatch(md, /Warning/);
-  assert.match(md, /\| 1,000 \(2\.5 s\) \| 500 \(498\) \| 0 \/ 0 \/ 0 \| 4\.00 \| 498,000 \| 4,980,000 \/ 4,980,000 \(100%\) \|/);
+  assert.match(md, /\| 1,000 \(2\.5 s\) \| 500 \(498\) \| 0 \/ 0 \/ 0 \| 4\.00 \| 497,000 \| 4,980,000 \/ 4,980,000 \(100%\) \|/);
   assert.match(md, /\| ≤ 100 ms met \|/);
   assert.match(md, /- list: boom/);
   report.watches[0]!.writes.skipped = 1;
@@ -127,6 +131,10 @@ test('renderMarkdown shows each scenario with ratio and verdict, the watch row a
   assert.match(renderMarkdown(report), /\| ≤ 100 ms missed \|/);
   report.scenarios[0]!.baseline.otherCpu = 0.6;
   assert.match(renderMarkdown(report), /Warning: other processes used up to 60% of a core/);
+  report.scenarios[0]!.baseline.clientCpu = 0.95;
+  const bound = renderMarkdown(report);
+  assert.match(bound, /\| 10,000\* \|/);
+  assert.match(bound, /req\/s is a lower bound and the ratio an upper bound/);
   report.scenarios = [];
   const watchOnly = renderMarkdown(report);
   assert.doesNotMatch(watchOnly, /\| scenario \|/);
@@ -213,4 +221,35 @@ current-context: orrery
   assert.equal(t.ca, ca);
   assert.equal(t.headers.authorization, `Basic ${Buffer.from('admin:orrery').toString('base64')}`);
   assert.throws(() => targetFromKubeconfig(kc('https://10.1.2.3:6443'), 7000), /refusing/);
+});
+
+test('the bare server answers over TLS on 127.0.0.1 with the requested status and body size', async () => {
+  const pems = await generate([{ name: 'commonName', value: 'bench-test' }], {
+    keyType: 'ec',
+    curve: 'P-256',
+    extensions: [{ name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] }],
+  });
+  const { server, port } = await startBaselineServer({ cert: pems.cert, key: pems.private });
+  try {
+    assert.equal((server.address() as { address: string }).address, '127.0.0.1');
+    const call = (method: string, path: string, body?: string) =>
+      new Promise<{ status: number; text: string; type?: string }>((resolve, reject) => {
+        const req = https.request({ host: '127.0.0.1', port, method, path, ca: pems.cert, agent: false }, (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode!, text, type: res.headers['content-type'] }));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+    const created = await call('POST', '/bytes/321?status=201', '{"metadata":{"name":"x"}}');
+    assert.equal(created.status, 201);
+    assert.equal(created.type, 'application/json');
+    assert.equal(Buffer.byteLength(created.text), 321);
+    assert.doesNotThrow(() => JSON.parse(created.text));
+    assert.equal((await call('GET', '/api/v1/pods')).status, 404);
+  } finally {
+    server.close();
+  }
 });

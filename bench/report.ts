@@ -127,6 +127,8 @@ export interface WatchResult {
   /** Events expected (measured writes × established watchers) and received. */
   expectedDeliveries: number;
   delivered: number;
+  /** Events (of any write, warm-up included) received by all watchers per second during the measured window: the delivery throughput reached. */
+  receivedPerSecond: number;
   /** Streams that ended (or reported an ERROR event) before the benchmark closed them. */
   streamsEndedEarly: number;
   errorEvents: number;
@@ -230,6 +232,14 @@ export function watchTargetMet(w: WatchResult): boolean {
   return writesOk && Number.isFinite(w.fromSent.p99) && w.fromSent.p99 <= w.targetP99Ms && w.delivered === w.expectedDeliveries;
 }
 
+/** A load generator using at least this share of its core is taken to have limited the run. */
+export const CLIENT_BOUND = 0.9;
+
+/** Whether the load generator, not the server, probably limited this run (client CPU ≥ CLIENT_BOUND). */
+export function clientBound(run: LoadRun): boolean {
+  return run.clientCpu >= CLIENT_BOUND;
+}
+
 /** Above this many cores' worth of CPU used by other processes in a measured window, the report warns. */
 export const OTHER_CPU_WARNING = 0.25;
 
@@ -265,7 +275,7 @@ export function renderMarkdown(r: BenchReport): string {
 }
 
 function requestTable(r: BenchReport): string {
-  const header = ['scenario', 'response', 'orrery req/s', 'p50 ms', 'p99 ms', 'errors / non-2xx', 'bare req/s', 'bare p99 ms', 'ratio', 'target', 'CPU server / client / other'];
+  const header = ['scenario', 'response', 'orrery req/s', 'p50 ms', 'p99 ms', 'errors / non-2xx', 'bare req/s', 'bare p99 ms', 'ratio', 'target', 'CPU server / client / other', 'bare CPU server / client'];
   const rows = r.scenarios.map((s) => [
     s.description,
     fmtBytes(s.orrery.responseBytes),
@@ -273,13 +283,16 @@ function requestTable(r: BenchReport): string {
     fmtMs(s.orrery.latency.p50),
     fmtMs(s.orrery.latency.p99),
     `${s.orrery.errors} / ${s.orrery.non2xx}`,
-    fmtNumber(s.baseline.requestsPerSecond),
+    `${fmtNumber(s.baseline.requestsPerSecond)}${clientBound(s.baseline) ? '*' : ''}`,
     fmtMs(s.baseline.latency.p99),
     fmtPercent(s.ratio),
     s.targetRatio === undefined ? '' : `≥ ${fmtPercent(s.targetRatio)} ${verdictAtLeast(s.ratio, s.targetRatio)}`,
     `${fmtPercent(s.orrery.serverCpu)} / ${fmtPercent(s.orrery.clientCpu)} / ${fmtPercent(s.orrery.otherCpu)}`,
+    `${fmtPercent(s.baseline.serverCpu)} / ${fmtPercent(s.baseline.clientCpu)}`,
   ]);
-  return markdownTable(header, rows, ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l', 'r']);
+  const table = markdownTable(header, rows, ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'l', 'r', 'r']);
+  if (!r.scenarios.some((s) => clientBound(s.baseline))) return table;
+  return `${table}\n\n\\* the load generator used ≥ ${fmtPercent(CLIENT_BOUND)} of its core against the bare server, so that req/s is a lower bound and the ratio an upper bound.`;
 }
 
 function renderRest(r: BenchReport, out: string[]): string {
@@ -298,7 +311,7 @@ function renderRest(r: BenchReport, out: string[]): string {
       'writes/s target (acked)',
       'writes failed / unanswered / skipped',
       'write p99 ms',
-      'deliveries/s',
+      'events received/s',
       'delivered / expected',
       'ended early / ERROR',
       'p50 ms from sent',
@@ -314,7 +327,7 @@ function renderRest(r: BenchReport, out: string[]): string {
       `${fmtNumber(w.targetEventsPerSecond)} (${fmtNumber(w.achievedEventsPerSecond)})`,
       `${w.writes.failed} / ${w.writes.unacknowledged} / ${w.writes.skipped}`,
       fmtMs(w.writes.latency.p99),
-      fmtNumber(w.delivered / w.durationSeconds),
+      fmtNumber(w.receivedPerSecond),
       `${fmtNumber(w.delivered)} / ${fmtNumber(w.expectedDeliveries)} (${fmtPercent(ratioOf(w.delivered, w.expectedDeliveries))})`,
       `${w.streamsEndedEarly} / ${w.errorEvents}`,
       fmtMs(w.fromSent.p50),

@@ -222,6 +222,7 @@ export async function runWatchDelivery(o: WatchDeliveryOptions): Promise<WatchRe
     let measureStart = Infinity;
     let measureEnd = Infinity;
     let delivered = 0;
+    let receivedInWindow = 0;
     let streamsEndedEarly = 0;
     let errorEvents = 0;
 
@@ -231,7 +232,9 @@ export async function runWatchDelivery(o: WatchDeliveryOptions): Promise<WatchRe
         errorEvents++;
         return;
       }
-      if (ev.sentAt === undefined || ev.sentAt < measureStart || ev.sentAt >= measureEnd) return;
+      if (ev.sentAt === undefined) return;
+      if (receivedAt >= measureStart && receivedAt < measureEnd) receivedInWindow++;
+      if (ev.sentAt < measureStart || ev.sentAt >= measureEnd) return;
       delivered++;
       fromSent.record(receivedAt - ev.sentAt);
       const ack = ackAt[ev.writeIndex!];
@@ -393,6 +396,7 @@ export async function runWatchDelivery(o: WatchDeliveryOptions): Promise<WatchRe
       },
       expectedDeliveries: expected,
       delivered,
+      receivedPerSecond: receivedInWindow / o.durationSeconds,
       streamsEndedEarly,
       errorEvents,
       fromSent: fromSent.summary(),

@@ -128,15 +128,18 @@ export class ApiServer {
     }
   };
 
+  private readonly infos = new WeakMap<ApiRequest, RequestInfo>();
+
+  private requestInfo(req: ApiRequest): RequestInfo {
+    let info = this.infos.get(req);
+    if (!info) this.infos.set(req, (info = parseRequestInfo(req.method, req.path, req.query)));
+    return info;
+  }
+
   private measure: Stage = async (req, next) => {
     const start = this.opts.clock.now();
-    let info: RequestInfo | undefined;
-    try {
-      info = parseRequestInfo(req.method, req.path, req.query);
-    } catch {
-      info = undefined;
-    }
     const res = await next();
+    const info = this.infos.get(req);
     this.metrics.observe(req, info, res.status, (this.opts.clock.now() - start) / 1000);
     return res;
   };
@@ -149,7 +152,7 @@ export class ApiServer {
   };
 
   private route(req: ApiRequest): ApiResponse | Promise<ApiResponse> {
-    const info = parseRequestInfo(req.method, req.path, req.query);
+    const info = this.requestInfo(req);
     if (!info.isResource) return this.nonResource(req);
     switch (info.verb) {
       case 'get':
@@ -197,7 +200,10 @@ export class ApiServer {
     }
     headers['content-type'] = JSON_TYPE;
     const pretty = req.query.get('pretty');
-    return { status, headers, body: pretty === 'true' || pretty === '1' ? JSON.stringify(obj, null, 2) + '\n' : JSON.stringify(obj) };
+    if (pretty === 'true' || pretty === '1') return { status, headers, body: JSON.stringify(obj, null, 2) + '\n' };
+    let body = this.jsonBodies.get(obj);
+    if (body === undefined) this.jsonBodies.set(obj, (body = JSON.stringify(obj)));
+    return { status, headers, body };
   }
 
   private shapeOne(info: Extract<RequestInfo, { isResource: true }>, obj: any, rep: Representation): any {
@@ -210,6 +216,8 @@ export class ApiServer {
     return 'Metadata';
   }
 
+  /** Serialized JSON of objects (shared decoded objects are serialized once per version). */
+  private readonly jsonBodies = new WeakMap<object, string>();
   private readonly jsonFrames = new WeakMap<object, Map<string, Buffer | string>>();
   private readonly protobufFrames = new WeakMap<object, Map<string, Buffer | string>>();
 
@@ -288,7 +296,7 @@ export class ApiServer {
 
   private get(req: ApiRequest, info: Extract<RequestInfo, { isResource: true }>): ApiResponse {
     const rep = this.representation(req, true);
-    const obj = this.registry.get(info.resource, info.namespace, info.name, req.query.get('resourceVersion') ?? undefined);
+    const obj = this.registry.get(info.resource, info.namespace, info.name, req.query.get('resourceVersion') ?? undefined, { shared: true });
     if (info.subresource?.name === 'scale') return this.respond(req, 200, this.toScale(info.resource, obj), rep.kind === 'table' ? { kind: 'json' } : rep);
     return this.respond(req, 200, this.shapeOne(info, obj, rep), rep);
   }

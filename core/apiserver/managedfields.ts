@@ -22,6 +22,13 @@ const SYSTEM_META = new Set(['name', 'namespace', 'uid', 'resourceVersion', 'gen
 
 type Leaves = Map<string, string>;
 
+/** Separates path segments in flattened field paths (never occurs in field names). */
+const SEP = '\u0000';
+
+function join(path: string, seg: string): string {
+  return path === '' ? seg : path + SEP + seg;
+}
+
 function messageOf(name: string | undefined): MessageModel | undefined {
   if (!name) return undefined;
   try {
@@ -31,31 +38,28 @@ function messageOf(name: string | undefined): MessageModel | undefined {
   }
 }
 
-function walk(value: unknown, msg: MessageModel | undefined, path: string[], out: Leaves, scope: 'main' | 'status' | 'all'): void {
-  if (value === null || typeof value !== 'object') {
-    out.set(JSON.stringify(path), JSON.stringify(value));
-    return;
-  }
-  if (Array.isArray(value)) {
-    out.set(JSON.stringify(path), JSON.stringify(value));
+function walk(value: unknown, msg: MessageModel | undefined, path: string, out: Leaves, scope: 'main' | 'status' | 'all'): void {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    out.set(path, typeof value === 'string' ? `s${value}` : JSON.stringify(value));
     return;
   }
   const obj = value as Record<string, unknown>;
-  const top = path.length === 0;
+  const top = path === '';
   for (const [k, v] of Object.entries(obj)) {
     if (top && (k === 'apiVersion' || k === 'kind')) continue;
     if (top && scope === 'main' && k === 'status') continue;
     if (top && scope === 'status' && k !== 'status') continue;
-    if (path.length === 1 && path[0] === 'f:metadata' && SYSTEM_META.has(k)) continue;
+    if (path === 'f:metadata' && SYSTEM_META.has(k)) continue;
     if (v === undefined) continue;
     const field = msg?.byName.get(k);
     const child = field && field.type.kind === 'message' && !field.mapKey ? field.type.message : undefined;
     if (field?.mapKey) {
       const m = v as Record<string, unknown>;
       if (m && typeof m === 'object' && !Array.isArray(m)) {
-        out.set(JSON.stringify([...path, `f:${k}`, '.']), '');
+        const here = join(path, `f:${k}`);
+        out.set(join(here, '.'), '');
         const elem = field.type.kind === 'message' ? field.type.message : undefined;
-        for (const [mk, mv] of Object.entries(m)) walk(mv, messageOf(elem), [...path, `f:${k}`, `f:${mk}`], out, 'all');
+        for (const [mk, mv] of Object.entries(m)) walk(mv, messageOf(elem), join(here, `f:${mk}`), out, 'all');
         continue;
       }
     }
@@ -68,32 +72,33 @@ function walk(value: unknown, msg: MessageModel | undefined, path: string[], out
           if (!item || typeof item !== 'object') continue;
           const id: Record<string, unknown> = {};
           for (const key of keys) if ((item as Record<string, unknown>)[key] !== undefined) id[key] = (item as Record<string, unknown>)[key];
-          const seg = `k:${JSON.stringify(id)}`;
-          out.set(JSON.stringify([...path, `f:${k}`, seg, '.']), '');
-          walk(item, elem, [...path, `f:${k}`, seg], out, 'all');
+          const item_ = join(join(path, `f:${k}`), `k:${JSON.stringify(id)}`);
+          out.set(join(item_, '.'), '');
+          walk(item, elem, item_, out, 'all');
         }
         continue;
       }
       if ((meta?.strategy?.includes('merge') || meta?.listType === 'set') && field.type.kind !== 'message') {
-        for (const item of v) out.set(JSON.stringify([...path, `f:${k}`, `v:${JSON.stringify(item)}`]), '');
+        for (const item of v) out.set(join(join(path, `f:${k}`), `v:${JSON.stringify(item)}`), '');
         continue;
       }
     }
-    walk(v, messageOf(child), [...path, `f:${k}`], out, 'all');
+    walk(v, messageOf(child), join(path, `f:${k}`), out, 'all');
   }
 }
 
 function leavesOf(obj: unknown, messageName: string | undefined, scope: 'main' | 'status'): Leaves {
   const out: Leaves = new Map();
-  walk(obj, messageOf(messageName), [], out, scope);
+  walk(obj, messageOf(messageName), '', out, scope);
   return out;
 }
 
-function flatten(tree: Record<string, unknown>, path: string[] = [], out = new Set<string>()): Set<string> {
-  for (const [k, v] of Object.entries(tree)) {
-    const p = [...path, k];
+function flatten(tree: Record<string, unknown>, path = '', out = new Set<string>()): Set<string> {
+  for (const k in tree) {
+    const v = tree[k];
+    const p = join(path, k);
     if (v && typeof v === 'object' && Object.keys(v).length > 0) flatten(v as Record<string, unknown>, p, out);
-    else out.add(JSON.stringify(p));
+    else out.add(p);
   }
   return out;
 }
@@ -102,7 +107,7 @@ function unflatten(paths: Iterable<string>): Record<string, unknown> {
   const root: Record<string, any> = {};
   for (const p of paths) {
     let node = root;
-    for (const seg of JSON.parse(p) as string[]) node = node[seg] ??= {};
+    for (const seg of p.split(SEP)) node = node[seg] ??= {};
   }
   return root;
 }

@@ -10,6 +10,7 @@ import { nameValidatorFor } from '../machinery/names.ts';
 import { groupVersion, type ResourceInfo } from './resources.ts';
 import { updateManagedFields } from './managedfields.ts';
 import { messageNameForKind } from './typemodel.ts';
+import { deepEqualExcept } from '../machinery/deepequal.ts';
 
 /** What a strategy may use. */
 export interface StrategyContext {
@@ -118,10 +119,9 @@ export function formatTime(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
 
-function specOf(obj: any): string {
-  const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = obj;
-  return JSON.stringify(rest);
-}
+const NOT_SPEC = new Set(['metadata', 'status', 'apiVersion', 'kind']);
+const METADATA = new Set(['metadata']);
+const NOOP_META = new Set(['resourceVersion', 'managedFields']);
 
 /**
  * The one generic registry store: storage keys, resourceVersion semantics, metadata, finalizers,
@@ -226,12 +226,15 @@ export class Registry {
     throw err;
   }
 
-  /** GET of one object, with Kubernetes' resourceVersion semantics (unset: most recent; `0`: any; other: not older than). */
-  get(r: ResourceInfo, namespace: string, name: string, resourceVersion?: string): any {
+  /**
+   * GET of one object, with Kubernetes' resourceVersion semantics (unset: most recent; `0`: any;
+   * other: not older than). With `shared`, the object may be shared with other readers: do not mutate it.
+   */
+  get(r: ResourceInfo, namespace: string, name: string, resourceVersion?: string, opts: { shared?: boolean } = {}): any {
     if (resourceVersion && resourceVersion !== '0') this.checkNotFuture(parseRV(resourceVersion));
     const kv = this.storage.get(this.key(r, namespace, name));
     if (!kv) throw notFound(this.gr(r), name);
-    return this.decode(r, kv);
+    return opts.shared ? this.decodeShared(r, kv) : this.decode(r, kv);
   }
 
   /** Builds the label and field selector predicate of a list or watch (400 for bad selectors). */
@@ -449,7 +452,7 @@ export class Registry {
     if (om.deletionGracePeriodSeconds !== undefined) m.deletionGracePeriodSeconds = om.deletionGracePeriodSeconds;
     else delete m.deletionGracePeriodSeconds;
     delete m.selfLink;
-    if (om.generation !== undefined) m.generation = specOf(obj) !== specOf(old) ? om.generation + 1 : om.generation;
+    if (om.generation !== undefined) m.generation = deepEqualExcept(obj, old, NOT_SPEC) ? om.generation : om.generation + 1;
     const s = this.strategy(r);
     s.prepareForUpdate?.(obj, old, this.ctx, sub);
     const causes = this.validateMeta(r, obj, old);
@@ -458,6 +461,7 @@ export class Registry {
     if (om.deletionTimestamp && Array.isArray(m.finalizers) && m.finalizers.some((f: string) => !(om.finalizers ?? []).includes(f))) {
       throw invalid(r.kind, r.group, om.name, [{ reason: 'FieldValueForbidden', field: 'metadata.finalizers', message: 'Forbidden: no new finalizers can be added if the object is being deleted' }]);
     }
+    if (deepEqualExcept(obj, old, METADATA) && deepEqualExcept(m, om, NOOP_META)) return old;
     m.managedFields = updateManagedFields({
       old,
       obj,
@@ -469,8 +473,6 @@ export class Registry {
     });
     delete m.resourceVersion;
     if (m.finalizers && m.finalizers.length === 0) delete m.finalizers;
-    const unchanged = JSON.stringify(obj) === JSON.stringify({ ...old, metadata: { ...om, resourceVersion: undefined } });
-    if (unchanged) return old;
     // Two-phase deletion: once the last finalizer goes from a terminating object, it leaves storage.
     const finishing = m.deletionTimestamp && (!m.finalizers || m.finalizers.length === 0) && !(m.deletionGracePeriodSeconds > 0) && !s.pendingFinalization?.(obj);
     if (opts.dryRun) {

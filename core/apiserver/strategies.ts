@@ -1,6 +1,10 @@
 import { invalid, type StatusCause } from '../machinery/status.ts';
 import type { Strategy, StrategyContext } from './registry.ts';
 import { selectorFromLabelSelector } from '../machinery/labels.ts';
+import { deepEqualExcept } from '../machinery/deepequal.ts';
+
+const IMAGE = new Set(['image']);
+const POD_MUTABLE = new Set(['containers', 'initContainers', 'activeDeadlineSeconds', 'tolerations', 'terminationGracePeriodSeconds']);
 
 /**
  * The per-kind strategies: defaults Kubernetes users rely on, server-owned fields, kind-specific
@@ -327,15 +331,11 @@ export function buildStrategies(alloc: ServiceAllocation): Map<string, Strategy>
     },
     validateUpdate(obj, old, _ctx, sub) {
       if (sub === 'binding' || sub === 'status') return [];
-      const strip = (spec: any) => {
-        const s = structuredClone(spec ?? {});
-        for (const c of [...(s.containers ?? []), ...(s.initContainers ?? [])]) delete c.image;
-        delete s.activeDeadlineSeconds;
-        delete s.tolerations;
-        delete s.terminationGracePeriodSeconds;
-        return JSON.stringify(s);
-      };
-      if (strip(obj.spec) !== strip(old.spec)) {
+      const sameContainers = (a: any[] | undefined, b: any[] | undefined) =>
+        (a?.length ?? 0) === (b?.length ?? 0) && (a ?? []).every((c, i) => deepEqualExcept(c, b![i], IMAGE));
+      const s = obj.spec ?? {};
+      const o = old.spec ?? {};
+      if (!deepEqualExcept(s, o, POD_MUTABLE) || !sameContainers(s.containers, o.containers) || !sameContainers(s.initContainers, o.initContainers)) {
         return [{ reason: 'FieldValueForbidden', field: 'spec', message: 'Forbidden: pod updates may not change fields other than `spec.containers[*].image`, `spec.initContainers[*].image`, `spec.activeDeadlineSeconds`, `spec.tolerations` (only additions to existing tolerations) or `spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)' }];
       }
       return validateContainers(obj.spec, 'spec');
