@@ -18,6 +18,8 @@ export class ApiMetrics {
   private readonly duration: client.Histogram<string>;
   private readonly watchEvents: client.Counter<string>;
   private readonly longRunning: client.Gauge<string>;
+  /** Label children per series, so a request does not hash its labels twice. */
+  private readonly series = new Map<string, { count: client.Counter.Internal; duration: client.Histogram.Internal<string> }>();
 
   constructor(store: Registry) {
     const registers = [this.registry];
@@ -69,8 +71,14 @@ export class ApiMetrics {
           component: 'apiserver',
         }
       : { verb: req.method, dry_run: '', group: '', version: '', resource: '', subresource: '', scope: '', component: 'apiserver' };
-    this.requests.inc({ ...labels, code: String(code) });
-    if (labels.verb !== 'WATCH') this.duration.observe(labels, seconds);
+    const key = `${labels.verb}|${labels.dry_run}|${labels.group}|${labels.version}|${labels.resource}|${labels.subresource}|${labels.scope}|${code}`;
+    let series = this.series.get(key);
+    if (!series) {
+      series = { count: this.requests.labels({ ...labels, code: String(code) }), duration: this.duration.labels(labels) };
+      this.series.set(key, series);
+    }
+    series.count.inc();
+    if (labels.verb !== 'WATCH') series.duration.observe(seconds);
   }
 
   /** Counts one watch event sent. */

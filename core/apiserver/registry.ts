@@ -264,10 +264,10 @@ export class Registry {
   }
 
   /**
-   * LIST with every cell of the seed's get/list table: resourceVersion × resourceVersionMatch ×
+   * LIST with every cell of the seed's get/list table (with `shared`, items may be shared with other readers: do not mutate them): resourceVersion × resourceVersionMatch ×
    * limit/continue, one consistent snapshot across chunks, 410 for compacted versions and tokens.
    */
-  list(r: ResourceInfo, namespace: string, q: ListQuery): ListOutcome {
+  list(r: ResourceInfo, namespace: string, q: ListQuery, opts: { shared?: boolean } = {}): ListOutcome {
     const rv = q.resourceVersion;
     const match = q.resourceVersionMatch;
     const limit = q.limit && q.limit > 0 ? q.limit : 0;
@@ -306,14 +306,14 @@ export class Registry {
     }
 
     const pred = this.selectors(r, q);
-    const filter = pred ? (kv: KeyValue) => pred(this.decode(r, kv)) : undefined;
+    const filter = pred ? (kv: KeyValue) => pred(this.decodeShared(r, kv)) : undefined;
     let res;
     try {
       res = this.storage.list(prefix, { revision: readAt || undefined, afterKey: startAfter, limit, filter });
     } catch (e) {
       this.translate(e, r, '');
     }
-    const items = res.items.map((kv) => this.decode(r, kv));
+    const items = res.items.map((kv) => (opts.shared ? this.decodeShared(r, kv) : this.decode(r, kv)));
     const out: ListOutcome = { items, resourceVersion: String(res.revision) };
     if (res.more && items.length > 0) {
       const lastKey = res.items[res.items.length - 1].key;

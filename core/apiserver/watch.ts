@@ -114,7 +114,7 @@ export class WatchResponseStream implements ResponseStream {
           labelSelector: req.query.labelSelector,
           fieldSelector: req.query.fieldSelector,
           resourceVersion: req.sendInitialEvents && rv && rv !== '0' ? rv : undefined,
-        });
+        }, { shared: true });
         from = Number(listed.resourceVersion);
         this.lastRevision = from;
         for (const item of listed.items) if (!req.name || item.metadata.name === req.name) this.send('ADDED', item);
