@@ -491,14 +491,16 @@ export async function runBench(o: BenchOptions): Promise<BenchReport> {
     }
 
     if (wants('watch')) {
-      for (const rate of o.watchEventsPerSecond) {
+      const runs = [...o.watchEventsPerSecond.map((rate) => ({ rate, mode: 'broadcast' as const })), ...o.watchEventsPerSecond.slice(-1).map((rate) => ({ rate, mode: 'selective' as const }))];
+      for (const { rate, mode } of runs) {
         try {
           await waitForIdle(orrery.proc.pid!, log);
-          log(`watch @ ${rate}/s: opening ${o.watchers} watch streams…`);
+          log(`watch @ ${rate}/s (${mode}): opening ${o.watchers} watch streams…`);
           report.watches.push(
             await runWatchDelivery({
               target,
-              namespace: `bench-watch-${rate}`,
+              mode,
+              namespace: `bench-watch-${mode}-${rate}`,
               watchers: o.watchers,
               eventsPerSecond: rate,
               warmupSeconds: o.warmupSeconds,

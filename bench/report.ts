@@ -110,6 +110,8 @@ export interface ScenarioResult {
 
 /** The watch delivery scenario. */
 export interface WatchResult {
+  /** broadcast: every watcher sees every write; selective: each write reaches one watcher (kubelet-like label selectors). */
+  mode?: 'broadcast' | 'selective';
   watchers: number;
   /** Watch streams that reached 200 OK. */
   watchersEstablished: number;
@@ -303,10 +305,14 @@ function renderRest(r: BenchReport, out: string[]): string {
       `Watch delivery: ${fmtNumber(w0.watchers)} HTTPS watch streams (\`?watch=1&resourceVersion=RV\`) on configmaps in one namespace, ` +
         `one client process; a writer patching (4 of 5) or creating (1 of 5) configmaps at the given rate, open-loop, ` +
         `each write carrying its send time in an annotation; ${w0.durationSeconds} s measured after ${r.settings.warmupSeconds} s warm-up. ` +
-        `Latency is from the write's send time (and from its acknowledgement) to a watcher reading the event.`,
+        `Latency is from the write's send time (and from its acknowledgement) to a watcher reading the event. ` +
+        `Mode broadcast: every watcher sees every write (deliveries = writes × watchers). Mode selective: watcher i watches with ` +
+        `\`labelSelector=bench.orrery.io/watcher=i\` and writes only patch the one configmap carrying that label, as each kubelet watches its own pods ` +
+        `(deliveries = writes; the server still evaluates every watcher's selector for every write).`,
     );
     out.push('');
     const wh = [
+      'mode',
       'watchers open',
       'writes/s target (acked)',
       'writes failed / unanswered / skipped',
@@ -323,6 +329,7 @@ function renderRest(r: BenchReport, out: string[]): string {
       'client loop delay p99 ms',
     ];
     const rows = r.watches.map((w) => [
+      w.mode ?? 'broadcast',
       `${fmtNumber(w.watchersEstablished)} (${w.connectSeconds.toFixed(1)} s)`,
       `${fmtNumber(w.targetEventsPerSecond)} (${fmtNumber(w.achievedEventsPerSecond)})`,
       `${w.writes.failed} / ${w.writes.unacknowledged} / ${w.writes.skipped}`,

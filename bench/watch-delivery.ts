@@ -64,6 +64,9 @@ export function apiRequest(target: ApiTarget, agent: https.Agent, method: string
  */
 export const SENT_AT_ANNOTATION = 'bench.orrery.io/sent-at';
 
+/** The label that ties a seed configmap to its one watcher in selective mode. */
+export const WATCHER_LABEL = 'bench.orrery.io/watcher';
+
 /** The annotation value of write `writeIndex` sent at `sentAt` (epoch ms). */
 export function benchStamp(sentAt: number, writeIndex: number): string {
   return `@${sentAt.toFixed(3)}/${writeIndex}`;
@@ -155,8 +158,14 @@ export interface WatchDeliveryOptions {
   durationSeconds: number;
   /** How long to wait after the writer stops for the last events (default 10 s). */
   drainSeconds?: number;
-  /** Configmaps created before the watches start, patched round-robin (default 100). */
+  /** Configmaps created before the watches start, patched round-robin (default 100; `watchers` in selective mode). */
   seedObjects?: number;
+  /**
+   * `broadcast` (default): every watcher sees every event. `selective`: watcher i watches with the
+   * label selector `bench.orrery.io/watcher=i` and only seed-i carries that label, as kubelets each
+   * watch their own node's pods; every write then reaches exactly one watcher.
+   */
+  mode?: 'broadcast' | 'selective';
   /** Every Nth write is a create instead of a patch (default 5). */
   createEvery?: number;
   /** Writes in flight beyond which the writer skips (and counts) a due write (default 2 s worth, at least 64). */
@@ -193,8 +202,9 @@ async function inBatches<T>(items: T[], concurrency: number, fn: (item: T) => Pr
  */
 export async function runWatchDelivery(o: WatchDeliveryOptions): Promise<WatchResult> {
   const log = o.log ?? (() => {});
-  const seedObjects = o.seedObjects ?? 100;
-  const createEvery = o.createEvery ?? 5;
+  const selective = o.mode === 'selective';
+  const seedObjects = selective ? o.watchers : (o.seedObjects ?? 100);
+  const createEvery = selective ? 0 : (o.createEvery ?? 5);
   const drainMs = (o.drainSeconds ?? 10) * 1000;
   const target = o.target;
   const ns = o.namespace;
@@ -207,7 +217,8 @@ export async function runWatchDelivery(o: WatchDeliveryOptions): Promise<WatchRe
     await ensureNamespace(target, setupAgent, ns);
     const seeds = Array.from({ length: seedObjects }, (_, i) => `seed-${i}`);
     await inBatches(seeds, 16, async (name) => {
-      const r = await apiRequest(target, setupAgent, 'POST', `/api/v1/namespaces/${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { payload: 'x'.repeat(64) } });
+      const labels = selective ? { [WATCHER_LABEL]: name.slice('seed-'.length) } : undefined;
+      const r = await apiRequest(target, setupAgent, 'POST', `/api/v1/namespaces/${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels }, data: { payload: 'x'.repeat(64) } });
       if (r.status !== 201 && r.status !== 409) throw new Error(`create configmap ${name}: HTTP ${r.status}: ${r.body.slice(0, 300)}`);
     });
     const list = await apiRequest(target, setupAgent, 'GET', `/api/v1/namespaces/${ns}/configmaps?limit=1`);
@@ -242,10 +253,12 @@ export async function runWatchDelivery(o: WatchDeliveryOptions): Promise<WatchRe
       else beforeAck.push(ev.writeIndex!);
     };
 
-    const path = `/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${encodeURIComponent(rv)}&timeoutSeconds=3600`;
-    const openWatch = () =>
+    const pathFor = (i: number) =>
+      `/api/v1/namespaces/${ns}/configmaps?watch=1&resourceVersion=${encodeURIComponent(rv)}&timeoutSeconds=3600` +
+      (selective ? `&labelSelector=${encodeURIComponent(`${WATCHER_LABEL}=${i}`)}` : '');
+    const openWatch = (i: number) =>
       new Promise<void>((resolve, reject) => {
-        const req = https.request({ host: target.host, port: target.port, method: 'GET', path, headers: { accept: 'application/json', ...target.headers }, agent: watchAgent }, (res) => {
+        const req = https.request({ host: target.host, port: target.port, method: 'GET', path: pathFor(i), headers: { accept: 'application/json', ...target.headers }, agent: watchAgent }, (res) => {
           if (res.statusCode !== 200) {
             let text = '';
             res.setEncoding('utf8');
@@ -280,9 +293,9 @@ export async function runWatchDelivery(o: WatchDeliveryOptions): Promise<WatchRe
     await inBatches(
       Array.from({ length: o.watchers }, (_, i) => i),
       o.connectConcurrency ?? 50,
-      async () => {
+      async (i) => {
         try {
-          await openWatch();
+          await openWatch(i);
           established++;
         } catch (e) {
           connectErrors++;
@@ -376,12 +389,13 @@ export async function runWatchDelivery(o: WatchDeliveryOptions): Promise<WatchRe
 
     const drainDeadline = nowEpochMs() + drainMs;
     while (inflight.size > 0 && nowEpochMs() < drainDeadline) await sleep(20);
-    const expected = measuredAcked * established;
+    const expected = selective ? measuredAcked : measuredAcked * established;
     while (delivered < expected && nowEpochMs() < drainDeadline) await sleep(50);
 
     for (const w of beforeAck) if (ackAt[w] !== undefined) fromAck.record(0);
 
     return {
+      mode: selective ? 'selective' : 'broadcast',
       watchers: o.watchers,
       watchersEstablished: established,
       connectSeconds,

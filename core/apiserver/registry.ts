@@ -1,7 +1,7 @@
 import type { Clock } from '../machinery/clock.ts';
 import type { Rng } from '../machinery/rng.ts';
 import { StatusError, alreadyExists, badRequest, conflict, gone, invalid, notFound, tooLargeResourceVersion, type StatusCause } from '../machinery/status.ts';
-import { isStorageError, type KeyValue, type Storage } from '../storage/interface.ts';
+import { isStorageError, type KeyValue, type Storage, type WatchTrigger } from '../storage/interface.ts';
 import { parseLabelSelector, type LabelSelector } from '../machinery/labels.ts';
 import { parseFieldSelector, type FieldSelector } from '../machinery/fields.ts';
 import { checkFieldSelector, fieldSelectorAttributes } from './fieldselectors.ts';
@@ -261,6 +261,39 @@ export class Registry {
       if (fs && !fs.matches((field: string) => attrs[field]?.(obj))) return false;
       return true;
     };
+  }
+
+  private readonly triggerFns = new Map<string, (kv: KeyValue) => string | undefined>();
+
+  /**
+   * The storage watch trigger for a watch's selectors, after Kubernetes' cacher triggers: an
+   * exact-match field requirement (e.g. pods' `spec.nodeName=NODE`, as kubelets watch) or else an
+   * exact-match label requirement, so the watch cache dispatches an event only to the watchers it
+   * concerns. Undefined when no requirement is an exact match.
+   */
+  watchTrigger(r: ResourceInfo, q: ListQuery): WatchTrigger | undefined {
+    const id = `${r.group}/${r.resource}`;
+    const memo = (kind: string, name: string, get: (obj: any) => string | undefined) => {
+      const k = `${id}\0${kind}\0${name}`;
+      let fn = this.triggerFns.get(k);
+      if (!fn) this.triggerFns.set(k, (fn = (kv: KeyValue) => get(this.decodeShared(r, kv))));
+      return fn;
+    };
+    if (q.fieldSelector) {
+      const attrs = fieldSelectorAttributes(r.group, r.resource);
+      for (const req of parseFieldSelector(q.fieldSelector).requirements) {
+        const attr = attrs[req.field];
+        if (req.operator === '=' && attr) return { fn: memo('field', req.field, attr), value: req.value };
+      }
+    }
+    if (q.labelSelector) {
+      const sel = parseLabelSelector(q.labelSelector);
+      for (const req of sel.requirements) {
+        const value = sel.requiresExactMatch(req.key);
+        if (value !== undefined) return { fn: memo('label', req.key, (obj) => obj.metadata?.labels?.[req.key]), value };
+      }
+    }
+    return undefined;
   }
 
   /**

@@ -133,7 +133,7 @@ export class WatchResponseStream implements ResponseStream {
         this.lastRevision = from;
       }
       this.watch = registry.storage.watch(
-        { prefix: req.name ? registry.key(req.resource, req.namespace, req.name) : registry.prefix(req.resource, req.namespace), fromRevision: from },
+        { prefix: req.name ? registry.key(req.resource, req.namespace, req.name) : registry.prefix(req.resource, req.namespace), fromRevision: from, trigger: registry.watchTrigger(req.resource, req.query) },
         { event: (ev) => this.onStorageEvent(ev), close: (err) => (err && err.code === 'Compacted' ? this.fail(gone(`too old resource version: ${from}`, 'Expired')) : this.finish()) },
       );
     } catch (e) {

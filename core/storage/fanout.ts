@@ -3,7 +3,7 @@
  * asynchronous in-order delivery from a microtask, back-pressure through {@link WatchSink.event}'s
  * return value, and the slow-watcher policy (terminate with TooSlow past a bound, and count it).
  */
-import { StorageError, type StorageEvent, type Watch, type WatchSink } from './interface.ts';
+import { StorageError, type KeyValue, type StorageEvent, type Watch, type WatchSink, type WatchTrigger } from './interface.ts';
 
 /** Counters of a fan-out, as reported by `stats()` of the storages that use one. */
 export interface WatchStats {
@@ -33,6 +33,21 @@ export interface WatchFanoutOptions {
 
 type Mode = 'idle' | 'catchup' | 'live' | 'done';
 
+/** The live watchers of one prefix: without a trigger, and indexed by trigger function and value. */
+interface LiveGroup {
+  plain: Set<FanoutWatcher>;
+  triggered: Map<(kv: KeyValue) => string | undefined, Map<string, Set<FanoutWatcher>>>;
+  size: number;
+}
+
+const NONE: ReadonlySet<FanoutWatcher> = new Set();
+
+/** True if `ev` concerns a watcher with this trigger (always true without one). */
+export function triggered(t: WatchTrigger | undefined, ev: StorageEvent): boolean {
+  if (!t) return true;
+  return t.fn(ev.kv) === t.value || (ev.prevKv !== undefined && t.fn(ev.prevKv) === t.value);
+}
+
 /**
  * One registered watch. It is the {@link Watch} handed to the caller; the storage that owns the
  * fan-out drives its mode (catching up from a {@link CatchUpSource}, fed by {@link WatchFanout.offer},
@@ -57,6 +72,7 @@ export class FanoutWatcher implements Watch {
     readonly prefix: string,
     fromRevision: number,
     readonly sink: WatchSink,
+    readonly trigger?: WatchTrigger,
   ) {
     this.cursor = fromRevision;
   }
@@ -100,8 +116,12 @@ export class FanoutWatcher implements Watch {
 export class WatchFanout {
   private readonly maxPending: number;
   private readonly batch: number;
-  /** Live watchers grouped by prefix, so publishing costs one startsWith per distinct prefix. */
-  private readonly live = new Map<string, Set<FanoutWatcher>>();
+  /**
+   * Live watchers grouped by prefix, so publishing costs one startsWith per distinct prefix; within
+   * a prefix, watchers with a trigger are indexed by trigger function and value, so an event costs
+   * one call per distinct function plus the watchers it concerns (not one check per watcher).
+   */
+  private readonly live = new Map<string, LiveGroup>();
   private readonly all = new Set<FanoutWatcher>();
   private readonly dirty = new Set<FanoutWatcher>();
   private closes: Array<[WatchSink, StorageError]> = [];
@@ -123,8 +143,8 @@ export class WatchFanout {
    * Registers a watcher starting after `fromRevision`. It receives nothing until the caller puts
    * it live ({@link goLive}), catching up ({@link catchUp}), or feeds it ({@link offer}).
    */
-  add(prefix: string, fromRevision: number, sink: WatchSink): FanoutWatcher {
-    const w = new FanoutWatcher(this, prefix, fromRevision, sink);
+  add(prefix: string, fromRevision: number, sink: WatchSink, trigger?: WatchTrigger): FanoutWatcher {
+    const w = new FanoutWatcher(this, prefix, fromRevision, sink, trigger);
     this.all.add(w);
     return w;
   }
@@ -136,10 +156,20 @@ export class WatchFanout {
     w.source = undefined;
     let group = this.live.get(w.prefix);
     if (!group) {
-      group = new Set();
+      group = { plain: new Set(), triggered: new Map(), size: 0 };
       this.live.set(w.prefix, group);
     }
-    group.add(w);
+    group.size++;
+    const t = w.trigger;
+    if (!t) {
+      group.plain.add(w);
+      return;
+    }
+    let byValue = group.triggered.get(t.fn);
+    if (!byValue) group.triggered.set(t.fn, (byValue = new Map()));
+    let set = byValue.get(t.value);
+    if (!set) byValue.set(t.value, (set = new Set()));
+    set.add(w);
   }
 
   /** Makes `w` read past events from `source` (while not paused), then go live when it is caught up. */
@@ -159,10 +189,10 @@ export class WatchFanout {
     w.source = undefined;
   }
 
-  /** Queues `ev` for `w` if it is newer than its cursor. Returns false when `w`'s sink is backed up. */
+  /** Queues `ev` for `w` if it is newer than its cursor (and matches its trigger). Returns false when `w`'s sink is backed up. */
   offer(w: FanoutWatcher, ev: StorageEvent): boolean {
     if (w.mode === 'done') return false;
-    if (ev.kv.modRevision > w.cursor) {
+    if (ev.kv.modRevision > w.cursor && triggered(w.trigger, ev)) {
       w.queue.push(ev);
       w.cursor = ev.kv.modRevision;
       this.wake(w);
@@ -177,15 +207,23 @@ export class WatchFanout {
     const rev = ev.kv.modRevision;
     for (const [prefix, group] of this.live) {
       if (!key.startsWith(prefix)) continue;
-      for (const w of group) {
-        if (rev <= w.cursor) continue;
-        w.queue.push(ev);
-        w.cursor = rev;
-        if (!w.paused) this.dirty.add(w);
-        else if (w.pending() > this.maxPending) this.terminateSlow(w);
+      for (const w of group.plain) this.enqueue(w, ev, rev);
+      for (const [fn, byValue] of group.triggered) {
+        const now = fn(ev.kv);
+        const before = ev.prevKv ? fn(ev.prevKv) : undefined;
+        if (now !== undefined) for (const w of byValue.get(now) ?? NONE) this.enqueue(w, ev, rev);
+        if (before !== undefined && before !== now) for (const w of byValue.get(before) ?? NONE) this.enqueue(w, ev, rev);
       }
     }
     this.schedule();
+  }
+
+  private enqueue(w: FanoutWatcher, ev: StorageEvent, rev: number): void {
+    if (rev <= w.cursor) return;
+    w.queue.push(ev);
+    w.cursor = rev;
+    if (!w.paused) this.dirty.add(w);
+    else if (w.pending() > this.maxPending) this.terminateSlow(w);
   }
 
   /**
@@ -255,7 +293,17 @@ export class WatchFanout {
     if (w.mode !== 'live') return;
     const group = this.live.get(w.prefix);
     if (!group) return;
-    group.delete(w);
+    const t = w.trigger;
+    let removed: boolean;
+    if (!t) removed = group.plain.delete(w);
+    else {
+      const byValue = group.triggered.get(t.fn);
+      const set = byValue?.get(t.value);
+      removed = set?.delete(w) ?? false;
+      if (set && set.size === 0) byValue!.delete(t.value);
+      if (byValue && byValue.size === 0) group.triggered.delete(t.fn);
+    }
+    if (removed) group.size--;
     if (group.size === 0) this.live.delete(w.prefix);
   }
 

@@ -72,12 +72,25 @@ export interface Watch {
   resume(): void;
 }
 
+/**
+ * An index hint, after Kubernetes' cacher triggers: the watcher only needs events whose old or new
+ * value gives `value` under `fn`. Implementations may use it to skip watchers cheaply (watchers
+ * sharing one `fn` are indexed by value) or ignore it; sinks must still filter what they get.
+ */
+export interface WatchTrigger {
+  /** Must be the same function object for watchers that should share an index. */
+  fn: (kv: KeyValue) => string | undefined;
+  value: string;
+}
+
 /** Options of {@link Storage.watch}. */
 export interface WatchOptions {
   /** Keys starting with this prefix. */
   prefix: string;
   /** Deliver every change with revision strictly greater than this one, in revision order. */
   fromRevision: number;
+  /** Optional: only changes matching this trigger are needed (see {@link WatchTrigger}). */
+  trigger?: WatchTrigger;
 }
 
 /** The storage contract. All methods are synchronous except watch delivery. */

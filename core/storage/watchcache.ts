@@ -332,14 +332,14 @@ export class WatchCache implements Storage {
     }
     this.evict();
     if (from >= this.historyFrom) {
-      const w = this.fanout.add(prefix, from, sink);
+      const w = this.fanout.add(prefix, from, sink, opts.trigger);
       if (from === this.rev) this.fanout.goLive(w);
       else this.fanout.catchUp(w, this.historySource(w));
       return w;
     }
     const ref: { w?: FanoutWatcher } = {};
     const upstream = this.bridge(prefix, from, () => ref.w!);
-    const w = this.fanout.add(prefix, from, sink);
+    const w = this.fanout.add(prefix, from, sink, opts.trigger);
     ref.w = w;
     this.attach(w, upstream);
     return w;
