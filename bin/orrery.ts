@@ -2,10 +2,28 @@ import { Command, InvalidArgumentError } from 'commander';
 import { serve } from '../core/apiserver/serve.ts';
 
 /** The orrery command line: options as data, actions that parse and call a programmatic API. */
-function int(name: string) {
+function int(name: string, max = Number.MAX_SAFE_INTEGER) {
   return (v: string) => {
-    if (!/^\d+$/.test(v)) throw new InvalidArgumentError(`${name} must be a non-negative integer, got "${v}"`);
+    if (!/^\d+$/.test(v) || Number(v) > max) throw new InvalidArgumentError(`${name} must be an integer from 0 to ${max}, got "${v}"`);
     return Number(v);
+  };
+}
+
+function cidr(name: string) {
+  return (v: string) => {
+    const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})\/(\d{1,2})$/.exec(v);
+    if (!m || m.slice(1, 5).some((o) => Number(o) > 255) || Number(m[5]) < 8 || Number(m[5]) > 30) {
+      throw new InvalidArgumentError(`${name} must be an IPv4 CIDR with a prefix from /8 to /30, e.g. 10.0.0.0/24, got "${v}"`);
+    }
+    return v;
+  };
+}
+
+function portRange(name: string) {
+  return (v: string) => {
+    const m = /^(\d+)-(\d+)$/.exec(v);
+    if (!m || Number(m[1]) < 1 || Number(m[1]) > Number(m[2]) || Number(m[2]) > 65535) throw new InvalidArgumentError(`${name} must be MIN-MAX within 1-65535, e.g. 30000-32767, got "${v}"`);
+    return v;
   };
 }
 
@@ -25,12 +43,12 @@ program
   .command('serve')
   .description('Run the API server live over HTTPS until SIGINT/SIGTERM')
   .option('--data-dir <dir>', 'where the store, TLS pair and kubeconfig live', 'results/serve')
-  .option('--secure-port <port>', 'HTTPS port (0 picks a free one)', int('--secure-port'), 6443)
+  .option('--secure-port <port>', 'HTTPS port (0 picks a free one)', int('--secure-port', 65535), 6443)
   .option('--bind-address <ip>', 'address to listen on', '0.0.0.0')
   .option('--tls-cert-file <file>', 'serving certificate (PEM); generated into the data dir when absent')
   .option('--tls-private-key-file <file>', 'serving key (PEM)')
-  .option('--service-cluster-ip-range <cidr>', 'Service cluster IP range', '10.0.0.0/24')
-  .option('--service-node-port-range <range>', 'NodePort range', '30000-32767')
+  .option('--service-cluster-ip-range <cidr>', 'Service cluster IP range', cidr('--service-cluster-ip-range'), '10.0.0.0/24')
+  .option('--service-node-port-range <range>', 'NodePort range', portRange('--service-node-port-range'), '30000-32767')
   .option('--event-ttl <duration>', 'how long Events are kept', seconds('--event-ttl'), 3600)
   .option('--watch-history-window <duration>', 'history kept for watches, continue tokens and Exact lists', seconds('--watch-history-window'), 300)
   .option('--min-request-timeout <seconds>', 'watches without timeoutSeconds last between this and twice it', int('--min-request-timeout'), 1800)

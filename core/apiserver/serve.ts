@@ -52,6 +52,15 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+/** The first usable address of the service range, which the `kubernetes` Service takes (10.0.0.1 for 10.0.0.0/24). */
+export function firstServiceIP(cidr: string): string {
+  const [ip, bits] = cidr.split('/');
+  const n = ip.split('.').reduce((a, b) => a * 256 + Number(b), 0);
+  const size = 2 ** (32 - Number(bits));
+  const first = Math.floor(n / size) * size + 1;
+  return [24, 16, 8, 0].map((sh) => Math.floor(first / 2 ** sh) % 256).join('.');
+}
+
 function parsePortRange(s: string): [number, number] {
   const m = /^(\d+)-(\d+)$/.exec(s.trim());
   if (!m || Number(m[1]) > Number(m[2]) || Number(m[2]) > 65535) throw new Error(`--service-node-port-range: invalid value "${s}": want MIN-MAX, e.g. 30000-32767`);
@@ -138,7 +147,7 @@ export async function serve(opts: ServeOptions): Promise<RunningServer> {
     minRequestTimeoutSeconds: opts.minRequestTimeoutSeconds,
     ready: () => ready,
   });
-  bootstrap(api.registry, undefined, opts.securePort ?? 6443);
+  bootstrap(api.registry, firstServiceIP(opts.serviceClusterIPRange ?? '10.0.0.0/24'), opts.securePort ?? 6443);
   // Build the OpenAPI documents now rather than on kubectl's first request.
   openAPIv2Protobuf();
   buildOpenAPIv3Index();
