@@ -564,3 +564,21 @@ describe('dry run and managedFields', () => {
     assert.equal(bob.operation, 'Update');
   });
 });
+
+describe('managedFields of list items', () => {
+  it('keys associative lists by their merge key, including inlined structs (volumes)', async () => {
+    const s = new TestServer();
+    const body = pod('mf', {
+      containers: [{ name: 'web', image: 'nginx', env: [{ name: 'A', value: '1' }] }],
+      volumes: [{ name: 'scratch', emptyDir: {} }],
+    });
+    const r = await s.request('POST', '/api/v1/namespaces/default/pods?fieldManager=me', body);
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+    const f = r.body.metadata.managedFields[0].fieldsV1;
+    const web = f['f:spec']['f:containers']['k:{"name":"web"}'];
+    assert.ok(web, JSON.stringify(f['f:spec']['f:containers']));
+    assert.ok(web['f:env']['k:{"name":"A"}']['f:value']);
+    assert.ok(f['f:spec']['f:volumes']['k:{"name":"scratch"}']['f:emptyDir']);
+    assert.equal(r.body.spec.volumes[0].emptyDir !== undefined, true, 'inlined volume sources survive pruning');
+  });
+});

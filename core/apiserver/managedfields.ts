@@ -1,4 +1,4 @@
-import { patchMetaFor } from './patchmeta.ts';
+import { jsonFields, patchMetaFor } from './patchmeta.ts';
 import { typeModel, type MessageModel } from './typemodel.ts';
 
 /**
@@ -45,13 +45,15 @@ function walk(value: unknown, msg: MessageModel | undefined, path: string, out: 
   }
   const obj = value as Record<string, unknown>;
   const top = path === '';
+  // An empty struct (e.g. `emptyDir: {}`) is itself a field its manager set.
+  if (!top && Object.keys(obj).length === 0) out.set(path, '{}');
   for (const [k, v] of Object.entries(obj)) {
     if (top && (k === 'apiVersion' || k === 'kind')) continue;
     if (top && scope === 'main' && k === 'status') continue;
     if (top && scope === 'status' && k !== 'status') continue;
     if (path === 'f:metadata' && SYSTEM_META.has(k)) continue;
     if (v === undefined) continue;
-    const field = msg?.byName.get(k);
+    const field = msg ? jsonFields(msg.fullName).get(k)?.field : undefined;
     const child = field && field.type.kind === 'message' && !field.mapKey ? field.type.message : undefined;
     if (field?.mapKey) {
       const m = v as Record<string, unknown>;
