@@ -498,6 +498,17 @@ describe('representations and discovery', () => {
     assert.equal(r.body.columnDefinitions[0].name, 'Name');
   });
 
+  it('Table includeObject: Object embeds the object, None omits it, garbage is 400', async () => {
+    const s = new TestServer();
+    await seed(s, 1);
+    const accept = { accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' };
+    const full = await s.request('GET', `${CM}?includeObject=Object`, undefined, accept);
+    assert.equal(full.body.rows[0].object.data.k, 'v');
+    const none = await s.request('GET', `${CM}?includeObject=None`, undefined, accept);
+    assert.equal(none.body.rows[0].object, null);
+    assert.equal((await s.request('GET', `${CM}?includeObject=All`, undefined, accept)).status, 400);
+  });
+
   it('YAML responses', async () => {
     const s = new TestServer();
     await seed(s, 1);

@@ -206,14 +206,18 @@ export class ApiServer {
     return { status, headers, body };
   }
 
-  private shapeOne(info: Extract<RequestInfo, { isResource: true }>, obj: any, rep: Representation): any {
-    if (rep.kind === 'table') return toTable(info.resource, [obj], { now: this.opts.clock.now(), includeObject: this.includeObject(info) });
+  private shapeOne(req: ApiRequest, info: Extract<RequestInfo, { isResource: true }>, obj: any, rep: Representation): any {
+    if (rep.kind === 'table') return toTable(info.resource, [obj], { now: this.opts.clock.now(), includeObject: this.includeObject(req) });
     if (rep.kind === 'partial') return partialObject(obj, rep.version);
     return obj;
   }
 
-  private includeObject(_info: RequestInfo): 'None' | 'Metadata' | 'Object' {
-    return 'Metadata';
+  /** The `includeObject` table option (None, Metadata — the default — or Object); anything else is 400. */
+  private includeObject(req: ApiRequest): 'None' | 'Metadata' | 'Object' {
+    const v = req.query.get('includeObject');
+    if (v === null || v === '') return 'Metadata';
+    if (v === 'None' || v === 'Metadata' || v === 'Object') return v;
+    throw badRequest(`includeObject: Unsupported value: "${v}": supported values: "Metadata", "None", "Object"`);
   }
 
   /** Serialized JSON of objects (shared decoded objects are serialized once per version). */
@@ -298,7 +302,7 @@ export class ApiServer {
     const rep = this.representation(req, true);
     const obj = this.registry.get(info.resource, info.namespace, info.name, req.query.get('resourceVersion') ?? undefined, { shared: true });
     if (info.subresource?.name === 'scale') return this.respond(req, 200, this.toScale(info.resource, obj), rep.kind === 'table' ? { kind: 'json' } : rep);
-    return this.respond(req, 200, this.shapeOne(info, obj, rep), rep);
+    return this.respond(req, 200, this.shapeOne(req, info, obj, rep), rep);
   }
 
   private list(req: ApiRequest, info: Extract<RequestInfo, { isResource: true }>): ApiResponse {
@@ -309,7 +313,7 @@ export class ApiServer {
     if (out.continue) listMeta.continue = out.continue;
     if (out.remainingItemCount !== undefined) listMeta.remainingItemCount = out.remainingItemCount;
     if (rep.kind === 'table') {
-      return this.respond(req, 200, toTable(r, out.items, { now: this.opts.clock.now(), includeObject: 'Metadata', listMeta }), rep);
+      return this.respond(req, 200, toTable(r, out.items, { now: this.opts.clock.now(), includeObject: this.includeObject(req), listMeta }), rep);
     }
     if (rep.kind === 'partial') {
       return this.respond(req, 200, { apiVersion: `meta.k8s.io/${rep.version}`, kind: 'PartialObjectMetadataList', metadata: listMeta, items: out.items.map((o) => partialObject(o, rep.version)) }, rep);
@@ -366,10 +370,11 @@ export class ApiServer {
     }
     let first = true;
     const clock = this.opts.clock;
+    const includeObject = rep.kind === 'table' ? this.includeObject(req) : 'Metadata';
     const shape = (type: string, object: any) => {
       if (type === 'ERROR' || type === 'BOOKMARK') return object;
       if (rep.kind === 'table') {
-        const t = toTable(info.resource, [object], { now: clock.now(), includeObject: 'Metadata', noHeaders: !first });
+        const t = toTable(info.resource, [object], { now: clock.now(), includeObject, noHeaders: !first });
         first = false;
         return t;
       }
