@@ -1,0 +1,128 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { TestServer, configMap } from '../apiserver/testing.ts';
+import { ApiError, Client, isAlreadyExists, isConflict, isGone, isNotFound, type WatchEvent } from './client.ts';
+import { InProcessTransport, type Transport } from './transport.ts';
+
+const CM = { group: '', version: 'v1', resource: 'configmaps' };
+
+function setup(opts: { qps?: number; burst?: number } = {}) {
+  const s = new TestServer();
+  const client = new Client({ transport: new InProcessTransport((r) => s.api.handle(r)), clock: s.clock, qps: opts.qps ?? -1, burst: opts.burst });
+  return { s, client };
+}
+
+test('create, get, list, update, patch (merge, json, strategic), delete a namespaced resource', async () => {
+  const { client } = setup();
+  const cms = client.resource(CM).namespace('default');
+  const created = await cms.create(configMap('a', { app: 'x' }));
+  assert.equal(created.metadata.namespace, 'default');
+  assert.ok(created.metadata.resourceVersion);
+  assert.deepEqual((await cms.get('a')).data, { k: 'v' });
+
+  await cms.create(configMap('b', { app: 'y' }));
+  const list = await cms.list({ labelSelector: 'app=x' });
+  assert.deepEqual(list.items.map((i: any) => i.metadata.name), ['a']);
+  assert.ok(Number(list.metadata.resourceVersion) >= Number(created.metadata.resourceVersion));
+
+  const upd = await cms.update({ ...created, data: { k: 'w' } });
+  assert.equal(upd.data.k, 'w');
+  await assert.rejects(cms.update({ ...created, data: { k: 'z' } }), (e) => isConflict(e) && (e as ApiError).status === 409);
+
+  assert.equal((await cms.patch('a', { data: { m: '1' } }, 'merge')).data.m, '1');
+  assert.equal((await cms.patch('a', [{ op: 'replace', path: '/data/k', value: 'j' }], 'json')).data.k, 'j');
+  const sp = await cms.patch('a', { metadata: { labels: { tier: 't' } } }, 'strategic');
+  assert.deepEqual(sp.metadata.labels, { app: 'x', tier: 't' });
+
+  await cms.delete('a');
+  await assert.rejects(cms.get('a'), (e) => {
+    assert.ok(e instanceof ApiError);
+    assert.equal(e.reason, 'NotFound');
+    assert.equal(e.details?.name, 'a');
+    return isNotFound(e);
+  });
+  await assert.rejects(cms.create(configMap('b')), isAlreadyExists);
+});
+
+test('cluster-scoped resources and all-namespace lists use the right paths', async () => {
+  const { client } = setup();
+  const ns = client.resource({ group: '', version: 'v1', resource: 'namespaces' });
+  assert.equal(ns.path('x'), '/api/v1/namespaces/x');
+  await ns.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } });
+  assert.equal((await ns.get('team')).metadata.name, 'team');
+  const cms = client.resource(CM);
+  await cms.create({ ...configMap('in-team'), metadata: { name: 'in-team', namespace: 'team' } });
+  await cms.namespace('default').create(configMap('in-default'));
+  const all = await cms.list();
+  const names = all.items.map((i: any) => `${i.metadata.namespace}/${i.metadata.name}`);
+  assert.ok(names.includes('team/in-team') && names.includes('default/in-default'));
+  assert.equal(client.resource({ group: 'apps', version: 'v1', resource: 'deployments' }).namespace('n').path('d', 'scale'), '/apis/apps/v1/namespaces/n/deployments/d/scale');
+  await assert.rejects(cms.get('x'), /namespaced/);
+});
+
+test('watch yields ADDED/MODIFIED/DELETED in order from a resourceVersion, and stop ends it', async () => {
+  const { s, client } = setup();
+  const cms = client.resource(CM).namespace('default');
+  const first = await cms.create(configMap('w1'));
+  const w = await cms.watch({ resourceVersion: first.metadata.resourceVersion });
+  const got: WatchEvent[] = [];
+  const done = (async () => {
+    for await (const ev of w) got.push(ev);
+  })();
+  await cms.create(configMap('w2'));
+  await cms.patch('w2', { data: { k: 'x' } });
+  await cms.delete('w2');
+  await s.settle();
+  w.stop();
+  await done;
+  assert.deepEqual(
+    got.map((e) => `${e.type} ${e.object.metadata.name}`),
+    ['ADDED w2', 'MODIFIED w2', 'DELETED w2'],
+  );
+});
+
+test('a watch from a compacted resourceVersion reports 410 (refused or as an ERROR event)', async () => {
+  const s = new TestServer({ historyWindowMs: 1000 });
+  const client = new Client({ transport: new InProcessTransport((r) => s.api.handle(r)), qps: -1 });
+  const cms = client.resource(CM).namespace('default');
+  const a = await cms.create(configMap('a'));
+  for (let i = 0; i < 5; i++) await cms.patch('a', { data: { k: String(i) } });
+  s.clock.step(5000);
+  await cms.patch('a', { data: { k: 'late' } });
+  s.storage.compact(s.storage.currentRevision());
+  let saw410 = false;
+  try {
+    const w = await cms.watch({ resourceVersion: a.metadata.resourceVersion });
+    const ev = await w.next();
+    saw410 = ev?.type === 'ERROR' && ev.object.code === 410;
+    w.stop();
+  } catch (err) {
+    saw410 = isGone(err);
+  }
+  assert.ok(saw410);
+});
+
+test('every request waits for the rate limiter: burst at once, then qps per second', async () => {
+  const { s, client } = setup({ qps: 2, burst: 3 });
+  const cms = client.resource(CM).namespace('default');
+  const finished: number[] = [];
+  const start = s.clock.now();
+  for (let i = 0; i < 5; i++) void cms.create(configMap(`r${i}`)).then(() => finished.push(s.clock.now() - start));
+  await s.settle();
+  assert.equal(finished.length, 3);
+  s.clock.step(499);
+  await s.settle();
+  assert.equal(finished.length, 3);
+  s.clock.step(1);
+  await s.settle();
+  assert.equal(finished.length, 4);
+  s.clock.step(500);
+  await s.settle();
+  assert.deepEqual(finished, [0, 0, 0, 500, 1000]);
+});
+
+test('error bodies that are not Status still become typed ApiErrors', async () => {
+  const transport: Transport = { request: async () => ({ status: 404, headers: {}, body: 'page not found' }) };
+  const client = new Client({ transport, qps: -1 });
+  await assert.rejects(client.resource(CM).namespace('d').get('x'), (e) => isNotFound(e) && (e as ApiError).message === 'page not found');
+});
