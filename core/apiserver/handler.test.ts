@@ -246,6 +246,20 @@ describe('watch', () => {
     plain.stop();
   });
 
+  it('a selective watcher\'s bookmark carries the current revision, not only its own last event', async () => {
+    const s = new TestServer();
+    await seed(s, 1, () => ({ app: 'mine' }));
+    const w = await s.watch(`${CM}?watch=1&allowWatchBookmarks=true&labelSelector=app%3Dmine`);
+    await s.request('POST', CM, configMap('other', { app: 'other' }));
+    await s.settle();
+    s.clock.step(1500);
+    await s.settle();
+    const bm = w.events.find((e) => e.type === 'BOOKMARK');
+    assert.ok(bm, JSON.stringify(w.events));
+    assert.equal(bm.object.metadata.resourceVersion, String(s.storage.currentRevision()));
+    w.stop();
+  });
+
   it('sendInitialEvents streams the state, then a BOOKMARK marked initial-events-end', async () => {
     const s = new TestServer();
     await seed(s, 2);

@@ -38,9 +38,17 @@ function messageOf(name: string | undefined): MessageModel | undefined {
   }
 }
 
+/** JSON with object keys sorted, so equal values from different sources compare equal. */
+function canonical(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  const obj = value as Record<string, unknown>;
+  return `{${Object.keys(obj).filter((k) => obj[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${canonical(obj[k])}`).join(',')}}`;
+}
+
 function walk(value: unknown, msg: MessageModel | undefined, path: string, out: Leaves, scope: 'main' | 'status' | 'all'): void {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    out.set(path, typeof value === 'string' ? `s${value}` : JSON.stringify(value));
+    out.set(path, typeof value === 'string' ? `s${value}` : canonical(value));
     return;
   }
   const obj = value as Record<string, unknown>;
@@ -54,6 +62,13 @@ function walk(value: unknown, msg: MessageModel | undefined, path: string, out: 
     if (path === 'f:metadata' && SYSTEM_META.has(k)) continue;
     if (v === undefined) continue;
     const field = msg ? jsonFields(msg.fullName).get(k)?.field : undefined;
+    if (field && msg && v !== null && typeof v === 'object' && !Array.isArray(v)) {
+      const meta = patchMetaFor(msg.fullName, k);
+      if (meta?.structType === 'atomic' || meta?.mapType === 'atomic') {
+        out.set(join(path, `f:${k}`), canonical(v));
+        continue;
+      }
+    }
     const child = field && field.type.kind === 'message' && !field.mapKey ? field.type.message : undefined;
     if (field?.mapKey) {
       const m = v as Record<string, unknown>;
@@ -67,7 +82,7 @@ function walk(value: unknown, msg: MessageModel | undefined, path: string, out: 
     }
     if (Array.isArray(v) && field && msg) {
       const meta = patchMetaFor(msg.fullName, k);
-      const keys = meta?.listMapKeys ?? (meta?.mergeKey ? [meta.mergeKey] : undefined);
+      const keys = meta?.listType === 'atomic' ? undefined : meta?.listMapKeys ?? (meta?.mergeKey ? [meta.mergeKey] : undefined);
       if (keys && field.type.kind === 'message') {
         const elem = messageOf(field.type.message);
         for (const item of v) {
@@ -87,6 +102,31 @@ function walk(value: unknown, msg: MessageModel | undefined, path: string, out: 
     }
     walk(v, messageOf(child), join(path, `f:${k}`), out, 'all');
   }
+}
+
+/** Separator of the segments of the flattened field paths used by {@link fieldLeaves} and {@link fieldsV1Paths}. */
+export const FIELD_PATH_SEP = SEP;
+
+/**
+ * The leaves of an object's field set, as flattened FieldsV1 paths (segments `f:name`,
+ * `k:{"name":"x"}`, `v:"a"`, `.`, joined by {@link FIELD_PATH_SEP}) mapped to a canonical
+ * rendering of their values: two leaves hold the same value exactly when the strings are equal.
+ * Atomic lists, atomic structs and atomic maps are single leaves; keyed list items and maps
+ * carry a `.` leaf (value `''`). `scope` 'main' leaves out `status`, 'status' keeps only it;
+ * apiVersion, kind and server-set metadata are never fields.
+ */
+export function fieldLeaves(obj: unknown, messageName: string | undefined, scope: 'main' | 'status'): Map<string, string> {
+  return leavesOf(obj, messageName, scope);
+}
+
+/** The flattened paths (see {@link fieldLeaves}) of a FieldsV1 tree's leaves. */
+export function fieldsV1Paths(tree: Record<string, unknown>): Set<string> {
+  return flatten(tree);
+}
+
+/** The FieldsV1 tree of a set of flattened paths; inverse of {@link fieldsV1Paths}. */
+export function fieldsV1Of(paths: Iterable<string>): Record<string, unknown> {
+  return unflatten(paths);
 }
 
 function leavesOf(obj: unknown, messageName: string | undefined, scope: 'main' | 'status'): Leaves {

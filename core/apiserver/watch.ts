@@ -42,6 +42,7 @@ export class WatchResponseStream implements ResponseStream {
   private end?: () => void;
   private lastRevision = 0;
   private done = false;
+  private backedUp = false;
   private readonly pred: ((obj: any) => boolean) | undefined;
 
   constructor(
@@ -77,11 +78,17 @@ export class WatchResponseStream implements ResponseStream {
   private send(type: string, object: any): boolean {
     if (this.done || !this.write) return true;
     this.onEvent?.(this.req.resource.kind, this.req.resource.group, this.req.resource.version);
-    return this.write(this.encoder.frame(type, object));
+    const ok = this.write(this.encoder.frame(type, object));
+    if (!ok) this.backedUp = true;
+    return ok;
   }
 
   private bookmark(annotations?: Record<string, string>): boolean {
     const r = this.req.resource;
+    // NOTE: timers run after the fan-out's microtasks, so a watcher that is not backed up has been
+    // sent every change so far: its bookmark can carry the store's current revision, which keeps
+    // selective watchers (and their informers) from falling behind the compaction window.
+    if (!this.backedUp) this.lastRevision = Math.max(this.lastRevision, this.registry.storage.currentRevision());
     const metadata: any = { resourceVersion: String(this.lastRevision) };
     if (annotations) metadata.annotations = annotations;
     return this.send('BOOKMARK', { kind: r.kind, apiVersion: r.group ? `${r.group}/${r.version}` : r.version, metadata });
@@ -180,6 +187,7 @@ export class WatchResponseStream implements ResponseStream {
   }
 
   resume(): void {
+    this.backedUp = false;
     this.watch?.resume();
   }
 
