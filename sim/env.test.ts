@@ -1,0 +1,197 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { SimEnvironment, SimulationMisuse, type SettleMode } from './env.ts';
+import { SimClock } from './clock.ts';
+
+test('events fire at exact times, ties broken by priority then insertion order', async () => {
+  const env = new SimEnvironment();
+  const log: string[] = [];
+  const at = (name: string) => () => log.push(`${env.now}:${name}`);
+  env.schedule(5, at('a'));
+  env.schedule(3, at('b'));
+  env.schedule(3, at('c'), -1);
+  env.schedule(3, at('d'));
+  env.schedule(0, at('e'), 2);
+  env.schedule(0, at('f'), 1);
+  env.schedule(3, () => {
+    log.push(`${env.now}:g`);
+    env.schedule(0, at('h'), -5);
+    env.schedule(0, at('i'));
+  });
+  const res = await env.run();
+  assert.deepEqual(log, ['0:f', '0:e', '3:c', '3:b', '3:d', '3:g', '3:h', '3:i', '5:a']);
+  assert.deepEqual(res, { stoppedBy: 'exhausted', now: 5, events: 9 });
+});
+
+test('step() fires exactly one event; cancelled events never fire', () => {
+  const env = new SimEnvironment({ initialTime: 100 });
+  const log: number[] = [];
+  env.schedule(1, () => log.push(env.now));
+  const gone = env.schedule(2, () => log.push(-1));
+  env.scheduleAt(110, () => log.push(env.now));
+  gone.cancel();
+  assert.equal(env.peek(), 101);
+  assert.equal(env.step(), true);
+  assert.deepEqual(log, [101]);
+  assert.equal(env.step(), true);
+  assert.deepEqual(log, [101, 110]);
+  assert.equal(env.step(), false);
+  assert.equal(env.now, 110);
+  assert.throws(() => env.schedule(-1, () => {}), SimulationMisuse);
+  assert.throws(() => env.scheduleAt(5, () => {}), SimulationMisuse);
+});
+
+async function interleaving(settle: SettleMode): Promise<string[]> {
+  const env = new SimEnvironment({ settle });
+  const log: string[] = [];
+  const worker = async (name: string, period: number, n: number) => {
+    for (let i = 0; i < n; i++) {
+      await env.timeout(period);
+      log.push(`${env.now} ${name}#${i}`);
+      await Promise.resolve();
+      log.push(`${env.now} ${name}#${i}+`);
+    }
+  };
+  env.process(worker('A', 2, 3));
+  env.process(worker('B', 3, 2));
+  env.process(async () => {
+    await env.timeout(4);
+    let x = 0;
+    for (let i = 0; i < 200; i++) x += await Promise.resolve(i);
+    log.push(`${env.now} deep-chain ${x}`);
+  });
+  env.schedule(1, () => queueMicrotask(() => log.push(`${env.now} raw-microtask`)));
+  env.schedule(4.5, () => log.push(`${env.now} sync-event`));
+  await env.run();
+  return log;
+}
+
+test('async components interleave deterministically and settle before time advances', async () => {
+  const log = await interleaving('auto');
+  assert.deepEqual(log, [
+    '1 raw-microtask',
+    '2 A#0',
+    '2 A#0+',
+    '3 B#0',
+    '3 B#0+',
+    // the deep chain's timeout was scheduled at 0, A's second at 2: insertion order at t=4, and
+    // the chain's 200 awaits all finish before the next event fires.
+    '4 deep-chain 19900',
+    '4 A#1',
+    '4 A#1+',
+    '4.5 sync-event',
+    '6 B#1',
+    '6 B#1+',
+    '6 A#2',
+    '6 A#2+',
+  ]);
+  assert.deepEqual(await interleaving('always'), log);
+});
+
+test('run({ until: time }) stops before events at that time and sets now; a later run continues', async () => {
+  const env = new SimEnvironment();
+  const log: number[] = [];
+  for (const t of [1, 2, 3]) env.schedule(t, () => log.push(env.now));
+  assert.deepEqual(await env.run({ until: 2 }), { stoppedBy: 'time', now: 2, events: 1 });
+  assert.deepEqual(log, [1]);
+  assert.deepEqual(await env.run({ until: 10 }), { stoppedBy: 'exhausted', now: 10, events: 2 });
+  assert.deepEqual(log, [1, 2, 3]);
+  await assert.rejects(env.run({ until: 5 }), SimulationMisuse);
+});
+
+test('run({ until: predicate }) stops as soon as the condition holds after an event settles', async () => {
+  const env = new SimEnvironment();
+  let done = 0;
+  for (let i = 0; i < 10; i++) {
+    env.process(async () => {
+      await env.timeout(10 * (i + 1));
+      await Promise.resolve();
+      done++;
+    });
+  }
+  const res = await env.run({ until: () => done >= 3 });
+  assert.deepEqual(res, { stoppedBy: 'condition', now: 30, events: 3 });
+  assert.equal(env.pending, 7);
+});
+
+test('a throwing event rejects run with that error at its virtual time', async () => {
+  const env = new SimEnvironment();
+  const boom = new Error('boom');
+  let after = false;
+  env.schedule(7, () => {
+    throw boom;
+  });
+  env.schedule(8, () => (after = true));
+  await assert.rejects(env.run(), (e) => e === boom);
+  assert.equal(env.now, 7);
+  assert.equal(after, false);
+  await env.run();
+  assert.equal(after, true);
+});
+
+test('a rejected process fails the run; outside a run it fails the next step', async () => {
+  const env = new SimEnvironment();
+  const bad = new Error('process failed');
+  env.process(async () => {
+    await env.timeout(3);
+    throw bad;
+  });
+  env.schedule(100, () => {});
+  await assert.rejects(env.run(), (e) => e === bad);
+  assert.equal(env.now, 3);
+
+  const env2 = new SimEnvironment();
+  env2.process(Promise.reject(bad));
+  await env2.settle();
+  env2.schedule(1, () => {});
+  assert.throws(() => env2.step(), (e) => e === bad);
+  assert.equal(env2.step(), true);
+});
+
+test('a throwing until predicate rejects run; concurrent run() is refused', async () => {
+  const env = new SimEnvironment();
+  env.schedule(1, () => {});
+  const p = env.run();
+  await assert.rejects(env.run(), SimulationMisuse);
+  await p;
+  const err = new Error('pred');
+  env.schedule(1, () => {});
+  await assert.rejects(
+    env.run({
+      until: () => {
+        throw err;
+      },
+    }),
+    (e) => e === err,
+  );
+});
+
+test('trace lines carry the virtual time', async () => {
+  const env = new SimEnvironment({ trace: true });
+  env.schedule(1.5, () => env.record('tick', 'a b'));
+  env.record('start', '-');
+  await env.run();
+  assert.deepEqual(env.trace(), ['0.000 start -', '1.500 tick a b']);
+  assert.deepEqual(new SimEnvironment().trace(), []);
+});
+
+test('SimClock: now from the start epoch, timers and sleep on the environment', async () => {
+  const env = new SimEnvironment();
+  const clock = new SimClock(env, 1_000_000);
+  const log: string[] = [];
+  const h = clock.setTimer(50, () => log.push(`cancelled ${clock.now()}`));
+  clock.setTimer(20, () => log.push(`timer ${clock.now()}`));
+  clock.setTimer(-5, () => log.push(`negative ${clock.now()}`));
+  clock.clearTimer(h);
+  clock.clearTimer(h);
+  env.process(
+    (async () => {
+      await clock.sleep(30);
+      log.push(`slept ${clock.now()}`);
+    })(),
+  );
+  assert.equal(clock.now(), 1_000_000);
+  await env.run();
+  assert.deepEqual(log, ['negative 1000000', 'timer 1000020', 'slept 1000030']);
+  assert.equal(env.now, 30);
+});
