@@ -607,3 +607,43 @@ describe('managedFields of list items', () => {
     assert.equal(r.body.spec.volumes[0].emptyDir !== undefined, true, 'inlined volume sources survive pruning');
   });
 });
+
+describe('server-side apply', () => {
+  const APPLY = { 'content-type': 'application/apply-patch+yaml' };
+  const cfg = (data: Record<string, string>) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\ndata:\n${Object.entries(data).map(([k, v]) => `  ${k}: "${v}"`).join('\n')}\n`;
+
+  it('creates, updates, and reports conflicts with other managers unless forced', async () => {
+    const s = new TestServer();
+    const c = await s.request('PATCH', `${CM}/ssa?fieldManager=alice`, cfg({ a: '1' }), APPLY);
+    assert.equal(c.status, 201, JSON.stringify(c.body));
+    assert.equal(c.body.metadata.managedFields[0].operation, 'Apply');
+    const u = await s.request('PATCH', `${CM}/ssa?fieldManager=alice`, cfg({ a: '2' }), APPLY);
+    assert.equal(u.status, 200);
+    assert.equal(u.body.data.a, '2');
+    await s.request('PATCH', `${CM}/ssa?fieldManager=bob`, { data: { a: '3' } }, { 'content-type': 'application/merge-patch+json' });
+    const conflict = await s.request('PATCH', `${CM}/ssa?fieldManager=alice`, cfg({ a: '4' }), APPLY);
+    assert.equal(conflict.status, 409);
+    assert.equal(conflict.body.reason, 'Conflict');
+    assert.match(conflict.body.message, /conflict with "bob"/);
+    assert.equal(conflict.body.details.causes[0].reason, 'FieldManagerConflict');
+    const forced = await s.request('PATCH', `${CM}/ssa?fieldManager=alice&force=true`, cfg({ a: '4' }), APPLY);
+    assert.equal(forced.status, 200);
+    assert.equal(forced.body.data.a, '4');
+    const removed = await s.request('PATCH', `${CM}/ssa?fieldManager=alice`, cfg({ b: '5' }), APPLY);
+    assert.equal(removed.body.data.a, undefined, 'a field dropped from the applied config is removed');
+    assert.equal(removed.body.data.b, '5');
+  });
+
+  it('requires a fieldManager and refuses managedFields in the body and force on other patches', async () => {
+    const s = new TestServer();
+    const noManager = await s.request('PATCH', `${CM}/ssa`, cfg({ a: '1' }), APPLY);
+    assert.equal(noManager.status, 422);
+    const withMF = await s.request('PATCH', `${CM}/ssa?fieldManager=x`, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\n  managedFields: [{manager: x}]\n', APPLY);
+    assert.equal(withMF.status, 400);
+    await seed(s, 1);
+    const force = await s.request('PATCH', `${CM}/cm-000?force=true`, { data: {} }, { 'content-type': 'application/merge-patch+json' });
+    assert.equal(force.status, 400);
+    const badYaml = await s.request('PATCH', `${CM}/ssa?fieldManager=x`, 'a: [1', APPLY);
+    assert.equal(badYaml.status, 400);
+  });
+});

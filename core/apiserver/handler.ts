@@ -21,6 +21,7 @@ import { toTable } from './tables.ts';
 import * as discovery from './discovery.ts';
 import { serveOpenAPI } from './openapi.ts';
 import { ApiMetrics } from './metrics.ts';
+import { applyConflictStatus, applyPatch, ApplyConflict, validateAppliedConfig } from './apply.ts';
 
 /** Options of an {@link ApiServer}. */
 export interface ApiServerOptions {
@@ -413,9 +414,6 @@ export class ApiServer {
     const format = bodyFormat(req.headers['content-type'], 'patch');
     if (!req.body || req.body.length === 0) throw badRequest('the body of the request was empty');
     const text = req.body.toString('utf8');
-    if (format === 'apply-patch') {
-      throw new StatusError(415, 'UnsupportedMediaType', 'server-side apply (application/apply-patch+yaml) is not supported by this server yet; use client-side apply');
-    }
     let patch: any;
     try {
       patch = JSON.parse(text);
@@ -442,6 +440,8 @@ export class ApiServer {
   }
 
   private patch(req: ApiRequest, info: Extract<RequestInfo, { isResource: true }>): ApiResponse {
+    if (bodyFormat(req.headers['content-type'], 'patch') === 'apply-patch') return this.apply(req, info);
+    if (req.query.has('force')) throw badRequest('force: Forbidden: may not be specified for non-apply patch');
     const rep = this.representation(req, false);
     const r = info.resource;
     const sub = info.subresource;
@@ -470,6 +470,59 @@ export class ApiServer {
       this.writeOptions(req, sub?.name),
     );
     return this.respond(req, 200, out, rep, warnings);
+  }
+
+  /**
+   * Server-side apply (PATCH with application/apply-patch+yaml): fieldManager required, the
+   * applied configuration merged into the live object (or creating it) with field ownership,
+   * conflicts as 409 unless `force=true`.
+   */
+  private apply(req: ApiRequest, info: Extract<RequestInfo, { isResource: true }>): ApiResponse {
+    const rep = this.representation(req, false);
+    const r = info.resource;
+    const sub = info.subresource?.name;
+    if (sub === 'scale') throw new StatusError(415, 'UnsupportedMediaType', 'apply patches are not supported on the scale subresource');
+    const manager = req.query.get('fieldManager');
+    if (!manager) {
+      throw new StatusError(422, 'Invalid', 'PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch', {
+        kind: 'PatchOptions',
+        group: 'meta.k8s.io',
+        causes: [{ reason: 'FieldValueRequired', field: 'fieldManager', message: 'Required value: is required for apply patch' }],
+      });
+    }
+    const force = boolParam(req.query, 'force') ?? false;
+    if (!req.body || req.body.length === 0) throw badRequest('the body of the request was empty');
+    let applied: unknown;
+    try {
+      applied = YAML.parse(req.body.toString('utf8'), { uniqueKeys: true });
+    } catch (e) {
+      throw badRequest(`error decoding YAML: ${(e as Error).message}`);
+    }
+    const gv = groupVersion(r.group, r.version);
+    validateAppliedConfig(applied, gv);
+    if (applied.kind !== undefined && applied.kind !== r.kind) throw badRequest(`${applied.kind} in version "${gv}" cannot be handled as a ${r.kind}: no kind "${applied.kind}" is registered for version "${gv}"`);
+    if (applied.metadata?.name !== undefined && applied.metadata.name !== info.name) {
+      throw badRequest(`the name of the object (${applied.metadata.name}) does not match the name on the URL (${info.name})`);
+    }
+    const warnings = this.validateFields(req, applied, undefined, r.kind, r.group, r.version);
+    const messageName = messageNameForKind(r.group, r.version, r.kind);
+    const opts = { ...this.writeOptions(req, sub), manager, applied: true };
+    const run = (live: any) => {
+      try {
+        return applyPatch({ live, applied: applied as Record<string, any>, manager, force, messageName, apiVersion: gv, time: this.registry.ctx.nowTime(), subresource: sub });
+      } catch (e) {
+        if (e instanceof ApplyConflict) throw applyConflictStatus(e);
+        throw e;
+      }
+    };
+    if (!this.registry.storage.get(this.registry.key(r, info.namespace, info.name))) {
+      if (sub) throw new StatusError(404, 'NotFound', `${r.group ? `${r.resource}.${r.group}` : r.resource} "${info.name}" not found`, { name: info.name, group: r.group || undefined, kind: r.resource });
+      const obj: any = run(undefined);
+      obj.metadata = { ...(obj.metadata ?? {}), name: info.name };
+      if (r.namespaced) obj.metadata.namespace = info.namespace;
+      return this.respond(req, 201, this.registry.create(r, info.namespace, obj, opts), rep, warnings);
+    }
+    return this.respond(req, 200, this.registry.patch(r, info.namespace, info.name, run, opts), rep, warnings);
   }
 
   private deleteOptions(req: ApiRequest): DeleteOptions {

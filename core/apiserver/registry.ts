@@ -72,6 +72,8 @@ export interface WriteOptions {
   manager: string;
   dryRun: boolean;
   subresource?: string;
+  /** Server-side apply: the object's managedFields were computed by the apply and are kept as they are. */
+  applied?: boolean;
 }
 
 /** DeleteOptions as the server understands them. */
@@ -122,6 +124,7 @@ export function formatTime(ms: number): string {
 const NOT_SPEC = new Set(['metadata', 'status', 'apiVersion', 'kind']);
 const METADATA = new Set(['metadata']);
 const NOOP_META = new Set(['resourceVersion', 'managedFields']);
+const RESOURCE_VERSION = new Set(['resourceVersion']);
 
 /**
  * The one generic registry store: storage keys, resourceVersion semantics, metadata, finalizers,
@@ -416,7 +419,7 @@ export class Registry {
     if (causes.length === 0 && s.validate) causes.push(...s.validate(obj, this.ctx));
     this.failInvalid(r, obj, causes);
     if (r.namespaced) this.checkNamespace(meta.namespace);
-    meta.managedFields = updateManagedFields({ old: undefined, obj, manager: opts.manager, apiVersion: obj.apiVersion, time: meta.creationTimestamp, messageName: messageNameForKind(r.group, r.version, r.kind) });
+    if (!opts.applied) meta.managedFields = updateManagedFields({ old: undefined, obj, manager: opts.manager, apiVersion: obj.apiVersion, time: meta.creationTimestamp, messageName: messageNameForKind(r.group, r.version, r.kind) });
     if (opts.dryRun) {
       if (this.storage.get(this.key(r, meta.namespace ?? '', meta.name))) throw alreadyExists(this.gr(r), meta.name);
       return obj;
@@ -468,7 +471,9 @@ export class Registry {
     const sub = opts.subresource;
     if (sub === 'status') {
       const status = obj.status;
+      const appliedFields = opts.applied ? obj.metadata?.managedFields : undefined;
       obj = structuredClone(old);
+      if (appliedFields) obj.metadata.managedFields = appliedFields;
       if (status === undefined) delete obj.status;
       else obj.status = status;
     } else if (!sub && r.subresources.some((s) => s.name === 'status') && r.resource !== 'namespaces') {
@@ -494,8 +499,8 @@ export class Registry {
     if (om.deletionTimestamp && Array.isArray(m.finalizers) && m.finalizers.some((f: string) => !(om.finalizers ?? []).includes(f))) {
       throw invalid(r.kind, r.group, om.name, [{ reason: 'FieldValueForbidden', field: 'metadata.finalizers', message: 'Forbidden: no new finalizers can be added if the object is being deleted' }]);
     }
-    if (deepEqualExcept(obj, old, METADATA) && deepEqualExcept(m, om, NOOP_META)) return old;
-    m.managedFields = updateManagedFields({
+    if (deepEqualExcept(obj, old, METADATA) && deepEqualExcept(m, om, opts.applied ? RESOURCE_VERSION : NOOP_META)) return old;
+    if (!opts.applied) m.managedFields = updateManagedFields({
       old,
       obj,
       manager: opts.manager,
