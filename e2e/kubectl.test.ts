@@ -170,6 +170,20 @@ describe('kubectl against orrery', { concurrency: true }, () => {
         assert.equal((await k.json(['get', '-n', ns, 'deployment', 'web'])).metadata.resourceVersion, d2.metadata.resourceVersion);
       });
 
+      it('apply --server-side creates, updates, reports a conflict with kubectl scale, and --force-conflicts takes over', async () => {
+        const ssa = (image: string) => file(`ssa-${image.replace(/\W/g, '')}.yaml`, { ...deployment({ app: 'web' }, [{ name: 'web', image }]), metadata: { name: 'ssa', labels: { app: 'web' } } });
+        assert.match(await k.ok(['apply', '--server-side', '-n', ns, '-f', ssa('nginx:1.25')]), /deployment\.apps\/ssa serverside-applied/);
+        assert.match(await k.ok(['apply', '--server-side', '-n', ns, '-f', ssa('nginx:1.26')]), /serverside-applied/);
+        const d = await k.json(['get', '-n', ns, 'deployment', 'ssa', '--show-managed-fields']);
+        assert.equal(d.spec.template.spec.containers[0].image, 'nginx:1.26');
+        assert.ok(d.metadata.managedFields.some((e: any) => e.manager === 'kubectl' && e.operation === 'Apply'));
+        await k.ok(['scale', '-n', ns, 'deployment/ssa', '--replicas=4']);
+        const conflict = await k.fails(['apply', '--server-side', '-n', ns, '-f', ssa('nginx:1.26')]);
+        assert.match(conflict.stderr, /conflict with .* \.spec\.replicas/);
+        await k.ok(['apply', '--server-side', '--force-conflicts', '-n', ns, '-f', ssa('nginx:1.26')]);
+        assert.equal((await k.json(['get', '-n', ns, 'deployment', 'ssa'])).spec.replicas, 1);
+      });
+
       it('get with label and field selectors', async () => {
         const list = file('selectors.yaml', {
           apiVersion: 'v1',
