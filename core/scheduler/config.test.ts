@@ -1,0 +1,36 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseSchedulerConfig, SchedulerConfigInvalid } from './config.ts';
+
+test('profiles with plugin enable/disable and weights', () => {
+  const c = parseSchedulerConfig(`
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+percentageOfNodesToScore: 20
+podMaxBackoffSeconds: 30
+profiles:
+- schedulerName: default-scheduler
+- schedulerName: no-spread
+  percentageOfNodesToScore: 50
+  plugins:
+    filter:
+      disabled: [{name: PodTopologySpread}]
+    score:
+      disabled: [{name: '*'}]
+      enabled: [{name: NodeResourcesBalancedAllocation, weight: 5}]
+`);
+  assert.equal(c.profiles.length, 2);
+  assert.equal(c.profiles[0].percentageOfNodesToScore, 20);
+  assert.equal(c.profiles[0].score!.find((s) => s.name === 'TaintToleration')!.weight, 3);
+  assert.equal(c.profiles[1].filter!.includes('PodTopologySpread'), false);
+  assert.equal(c.profiles[1].filter!.includes('NodeResourcesFit'), true);
+  assert.deepEqual(c.profiles[1].score, [{ name: 'NodeResourcesBalancedAllocation', weight: 5 }]);
+  assert.equal(c.profiles[1].percentageOfNodesToScore, 50);
+  assert.equal(c.podInitialBackoffMs, 1000);
+  assert.equal(c.podMaxBackoffMs, 30_000);
+});
+
+test('invalid configurations are rejected', () => {
+  assert.throws(() => parseSchedulerConfig('kind: Foo'), SchedulerConfigInvalid);
+  assert.throws(() => parseSchedulerConfig('apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles: [{schedulerName: a}, {schedulerName: a}]'), /Duplicate value: "a"/);
+});

@@ -1,0 +1,150 @@
+import type { Rng } from '../machinery/rng.ts';
+import { newPodInfo, type NodeInfo } from './nodeinfo.ts';
+import { DEFAULT_FILTER_PLUGINS, DEFAULT_SCORE_PLUGINS, defaultPluginRegistry, type CycleState, type Plugin, type PluginContext } from './plugins.ts';
+
+/** Below this many nodes every node is searched (Kubernetes' minFeasibleNodesToFind). */
+export const MIN_FEASIBLE_NODES_TO_FIND = 100;
+/** The adaptive percentage never drops below this (minFeasibleNodesPercentageToFind). */
+export const MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND = 5;
+
+/**
+ * How many feasible nodes to find before scoring, as Kubernetes' numFeasibleNodesToFind: all of
+ * them below 100 nodes or at ≥ 100 %; with percentage 0 (the default) an adaptive
+ * 50 − nodes/125 percent, at least 5 %; never fewer than 100 nodes.
+ */
+export function numFeasibleNodesToFind(percentageOfNodesToScore: number, numAllNodes: number): number {
+  if (numAllNodes < MIN_FEASIBLE_NODES_TO_FIND || percentageOfNodesToScore >= 100) return numAllNodes;
+  let adaptive = percentageOfNodesToScore;
+  if (adaptive <= 0) {
+    adaptive = 50 - Math.trunc(numAllNodes / 125);
+    if (adaptive < MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND) adaptive = MIN_FEASIBLE_NODES_PERCENTAGE_TO_FIND;
+  }
+  const n = Math.trunc((numAllNodes * adaptive) / 100);
+  return n < MIN_FEASIBLE_NODES_TO_FIND ? MIN_FEASIBLE_NODES_TO_FIND : n;
+}
+
+/** One scheduling attempt's outcome: where the pod goes, or why it cannot go anywhere. */
+export interface ScheduleResult {
+  /** The chosen node, when the pod fits somewhere. */
+  node?: string;
+  totalNodes: number;
+  /** Nodes the filters were run on. */
+  evaluatedNodes: number;
+  feasibleNodes: number;
+  /** Weighted score of the chosen node by plugin, and their sum. */
+  scores?: Record<string, number>;
+  totalScore?: number;
+  /** Kubernetes' FitError message when unschedulable. */
+  message?: string;
+  /** Plugins that rejected at least one node. */
+  unschedulablePlugins: string[];
+}
+
+/** Which plugins a profile runs (names from the registry) and its search breadth. */
+export interface ProfileConfig {
+  schedulerName: string;
+  filter?: string[];
+  score?: { name: string; weight: number }[];
+  /** 0 = adaptive (Kubernetes' default). */
+  percentageOfNodesToScore?: number;
+}
+
+/** Kubernetes' FitError text: `0/N nodes are available: <count reason>, … .` with reasons sorted. */
+export function fitErrorMessage(numAllNodes: number, reasonCounts: Map<string, number>): string {
+  if (numAllNodes === 0) return 'no nodes available to schedule pods';
+  const parts = [...reasonCounts].map(([reason, n]) => `${n} ${reason}`).sort();
+  return `0/${numAllNodes} nodes are available: ${parts.join(', ')}.`;
+}
+
+/**
+ * A scheduling profile: filter plugins in order (a node is rejected by the first plugin that
+ * fails it), weighted score plugins, and Kubernetes' search: nodes are visited round-robin from
+ * where the previous attempt stopped, until `numFeasibleNodesToFind` feasible nodes are found;
+ * the highest total score wins, ties broken uniformly at random with the injected Rng.
+ */
+export class Profile {
+  readonly schedulerName: string;
+  readonly filters: Plugin[];
+  readonly scorers: { plugin: Plugin; weight: number }[];
+  readonly percentageOfNodesToScore: number;
+  private nextStartNodeIndex = 0;
+
+  constructor(
+    config: ProfileConfig,
+    private readonly rng: Rng,
+    registry: Map<string, Plugin> = defaultPluginRegistry(),
+  ) {
+    const get = (name: string) => {
+      const p = registry.get(name);
+      if (!p) throw new Error(`plugin "${name}" does not exist`);
+      return p;
+    };
+    this.schedulerName = config.schedulerName;
+    this.filters = (config.filter ?? DEFAULT_FILTER_PLUGINS).map(get);
+    this.scorers = (config.score ?? DEFAULT_SCORE_PLUGINS).map((s) => ({ plugin: get(s.name), weight: s.weight }));
+    this.percentageOfNodesToScore = config.percentageOfNodesToScore ?? 0;
+  }
+
+  /** Every plugin the profile uses, deduplicated. */
+  plugins(): Plugin[] {
+    return [...new Set([...this.filters, ...this.scorers.map((s) => s.plugin)])];
+  }
+
+  /** Finds a node for `pod` among `ctx.allNodes` (does not change any state but the search start). */
+  schedule(pod: any, ctx: PluginContext): ScheduleResult {
+    const nodes = ctx.allNodes;
+    const total = nodes.length;
+    const state: CycleState = new Map();
+    state.set('podInfo', newPodInfo(pod));
+    if (total === 0) return { totalNodes: 0, evaluatedNodes: 0, feasibleNodes: 0, message: fitErrorMessage(0, new Map()), unschedulablePlugins: [] };
+    for (const f of this.filters) f.preFilter?.(state, pod, ctx);
+    const want = numFeasibleNodesToFind(this.percentageOfNodesToScore, total);
+    const feasible: NodeInfo[] = [];
+    const reasons = new Map<string, number>();
+    const rejecting = new Set<string>();
+    let evaluated = 0;
+    for (; evaluated < total && feasible.length < want; evaluated++) {
+      const node = nodes[(this.nextStartNodeIndex + evaluated) % total];
+      let failed: string[] | undefined;
+      for (const f of this.filters) {
+        failed = f.filter?.(state, pod, node);
+        if (failed) {
+          rejecting.add(f.name);
+          break;
+        }
+      }
+      if (failed) for (const r of failed) reasons.set(r, (reasons.get(r) ?? 0) + 1);
+      else feasible.push(node);
+    }
+    this.nextStartNodeIndex = (this.nextStartNodeIndex + evaluated) % total;
+    const base = { totalNodes: total, evaluatedNodes: evaluated, feasibleNodes: feasible.length, unschedulablePlugins: [...rejecting].sort() };
+    if (feasible.length === 0) return { ...base, message: fitErrorMessage(total, reasons) };
+    if (feasible.length === 1) return { ...base, node: feasible[0].name, scores: {}, totalScore: 0 };
+    const totals = new Array<number>(feasible.length).fill(0);
+    const perPlugin: number[][] = [];
+    for (const { plugin, weight } of this.scorers) {
+      plugin.preScore?.(state, pod, feasible, ctx);
+      const scores = feasible.map((n) => plugin.score?.(state, pod, n) ?? 0);
+      plugin.normalizeScore?.(state, pod, scores, feasible);
+      for (let i = 0; i < scores.length; i++) {
+        scores[i] *= weight;
+        totals[i] += scores[i];
+      }
+      perPlugin.push(scores);
+    }
+    let best = 0;
+    let ties = 1;
+    for (let i = 1; i < feasible.length; i++) {
+      if (totals[i] > totals[best]) {
+        best = i;
+        ties = 1;
+      } else if (totals[i] === totals[best]) {
+        ties++;
+        if (this.rng.int(ties) === 0) best = i;
+      }
+    }
+    const scores: Record<string, number> = {};
+    this.scorers.forEach(({ plugin }, j) => (scores[plugin.name] = perPlugin[j][best]));
+    return { ...base, node: feasible[best].name, scores, totalScore: totals[best] };
+  }
+}
