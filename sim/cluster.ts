@@ -36,6 +36,8 @@ export interface SimulationOptions {
   startLatency?: unknown;
   /** Pods created at once, at most (the load generator's concurrency; default 100). */
   createConcurrency?: number;
+  /** After all pods run, keep simulating this much idle virtual time (heartbeats, leases) and report it. */
+  idleAfterMs?: number;
 }
 
 /** The one-line result of a simulation. */
@@ -51,6 +53,8 @@ export interface SimulationSummary {
   podsScheduledPerWallSecond: number;
   podsScheduledPerVirtualSecond: number;
   peakRssMB: number;
+  /** The idle stretch after all pods ran, when asked for. */
+  idle?: { virtualSeconds: number; wallSeconds: number; events: number };
   /** The trace, when asked for. */
   trace?: readonly string[];
 }
@@ -222,6 +226,14 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationSum
     podsScheduledPerVirtualSecond: rate(scheduled, firstScheduled?.virtual, lastScheduled?.virtual),
     peakRssMB: Math.round(peakRss / 1e6),
   };
+  if (o.idleAfterMs && o.idleAfterMs > 0) {
+    const w0 = performance.now();
+    const e0 = env.eventsFired;
+    await env.run({ until: env.now + o.idleAfterMs });
+    sampleRss();
+    summary.idle = { virtualSeconds: o.idleAfterMs / 1000, wallSeconds: Math.round(((performance.now() - w0) / 1000) * 1000) / 1000, events: env.eventsFired - e0 };
+    summary.peakRssMB = Math.round(peakRss / 1e6);
+  }
   if (o.trace) summary.trace = env.trace();
   // Components stop through their clients, which need the environment to keep running.
   let stopped = false;
