@@ -2,6 +2,8 @@ import { Command, InvalidArgumentError } from 'commander';
 import { writeFileSync } from 'node:fs';
 import { serve } from '../core/apiserver/serve.ts';
 import { runSimulation } from '../sim/cluster.ts';
+import { runNodeAgentFleet } from '../core/nodeagent/fleet.ts';
+import { runLiveScheduler } from '../core/scheduler/live.ts';
 
 /** The orrery command line: options as data, actions that parse and call a programmatic API. */
 function int(name: string, max = Number.MAX_SAFE_INTEGER) {
@@ -90,6 +92,47 @@ program
     if (o.trace) writeFileSync(o.trace, trace!.join('\n') + '\n');
     process.stdout.write(`${JSON.stringify(rest)}\n`);
     process.exit(rest.podsRunning === o.pods ? 0 : 2);
+  });
+
+/** Stops `stop` on SIGINT/SIGTERM, then exits 0. */
+function onSignals(stop: () => Promise<void>): void {
+  const handler = (sig: string) => {
+    process.stderr.write(`received ${sig}, shutting down\n`);
+    stop().then(() => process.exit(0));
+  };
+  process.once('SIGINT', () => handler('SIGINT'));
+  process.once('SIGTERM', () => handler('SIGTERM'));
+}
+
+program
+  .command('node-agents')
+  .description('Run a live fleet of simulated node agents (piscina worker threads) against any API server')
+  .requiredOption('--kubeconfig <file>', 'kubeconfig of the API server')
+  .requiredOption('--count <n>', 'number of node agents', int('--count'))
+  .option('--name-prefix <prefix>', 'node names are PREFIX0, PREFIX1, …', 'orrery-node-')
+  .option('--config <file>', 'KubeletConfiguration file for every agent')
+  .option('--threads <n>', 'worker threads (default: min(count, cores))', int('--threads'))
+  .action(async (o) => {
+    if (o.count < 1) throw new InvalidArgumentError('--count must be at least 1');
+    const fleet = await runNodeAgentFleet({ kubeconfigPath: o.kubeconfig, count: o.count, namePrefix: o.namePrefix, configPath: o.config, threads: o.threads });
+    onSignals(() => fleet.stop());
+    await fleet.ready;
+    process.stderr.write(`${fleet.registered()} node agents registered\n`);
+  });
+
+program
+  .command('scheduler')
+  .description('Run the scheduler live against any API server')
+  .requiredOption('--kubeconfig <file>', 'kubeconfig of the API server')
+  .option('--config <file>', 'KubeSchedulerConfiguration file (profiles, plugins, leader election)')
+  .option('--leader-elect <bool>', 'take part in leader election on kube-system/kube-scheduler', (v) => {
+    if (v !== 'true' && v !== 'false') throw new InvalidArgumentError(`--leader-elect must be true or false, got "${v}"`);
+    return v === 'true';
+  })
+  .action(async (o) => {
+    const s = await runLiveScheduler({ kubeconfigPath: o.kubeconfig, configPath: o.config, leaderElect: o.leaderElect, onLeading: (l) => process.stderr.write(l ? 'leading\n' : 'lost leadership\n') });
+    process.stderr.write(`scheduler ${s.identity} running\n`);
+    onSignals(() => s.stop());
   });
 
 program.parseAsync(process.argv).catch((e) => {
