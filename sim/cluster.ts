@@ -7,6 +7,7 @@ import { NodeAgent } from '../core/nodeagent/agent.ts';
 import { SimulatedRuntime } from '../core/nodeagent/runtime.ts';
 import { Scheduler } from '../core/scheduler/scheduler.ts';
 import type { StorageEvent } from '../core/storage/interface.ts';
+import { startCompactor } from '../core/storage/compactor.ts';
 import { SqliteStorage } from '../core/storage/sqlite.ts';
 import { WatchCache } from '../core/storage/watchcache.ts';
 import { SimClock } from './clock.ts';
@@ -102,6 +103,9 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationSum
   const storage = new WatchCache(new SqliteStorage({ path: ':memory:' }), { clock });
   const api = new ApiServer({ storage, clock, rng: streams.stream('apiserver') });
   bootstrap(api.registry);
+  // As a real API server does: history older than the watch window (5 min) is compacted, which
+  // bounds the revision log and the watch cache over long runs.
+  const compactor = startCompactor(storage, { clock, onError: (e) => env.fail(e) });
   const net = new SimNetwork({
     env,
     server: api,
@@ -114,6 +118,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationSum
 
   // Pod phases, observed from the store's own watch (no client, no latency).
   const phases = new Map<string, string>();
+  const bound = new Set<string>();
   let running = 0;
   let scheduled = 0;
   let firstScheduled: { virtual: number; wall: number } | undefined;
@@ -127,11 +132,13 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationSum
         if (ev.type === 'DELETED') {
           if (phases.get(name) === 'Running') running--;
           phases.delete(name);
+          bound.delete(name);
           return true;
         }
         const pod = JSON.parse(ev.kv.value);
-        const before = ev.prevKv ? JSON.parse(ev.prevKv.value) : undefined;
-        if (pod.spec?.nodeName && !before?.spec?.nodeName) {
+        // NOTE: whether the previous version was bound is remembered, not re-parsed from prevKv.
+        if (pod.spec?.nodeName && !bound.has(name)) {
+          bound.add(name);
           scheduled++;
           firstScheduled ??= { virtual: env.now, wall: performance.now() };
           lastScheduled = { virtual: env.now, wall: performance.now() };
@@ -244,6 +251,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationSum
       stopped = true;
     })(),
   );
+  compactor.stop();
   await env.run({ until: () => stopped || env.pending === 0 });
   storage.close();
   return summary;

@@ -269,12 +269,28 @@ const RFC3339 = '2006-01-02T15:04:05Z07:00';
 const RFC3339_MICRO = '2006-01-02T15:04:05.000000Z07:00';
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
+const CANONICAL_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z$/;
+const CANONICAL_MICROTIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.\d{6}Z$/;
+
+// NOTE: a fast path for the UTC forms servers and clients write; anything else takes the full parser.
+function canonicalTimeValid(value: string, micro: boolean): boolean {
+  const m = (micro ? CANONICAL_MICROTIME : CANONICAL_TIME).exec(value);
+  if (!m) return false;
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  if (month < 1 || month > 12 || Number(m[4]) >= 24 || Number(m[5]) >= 60 || Number(m[6]) >= 60) return false;
+  const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return day >= 1 && day <= DAYS_IN_MONTH[month - 1] + (leap ? 1 : 0);
+}
+
 /**
  * Checks a timestamp the way Go's `time.Parse` does with Kubernetes' layouts (RFC 3339 for
  * `Time`, RFC 3339 with exactly six fractional digits for `MicroTime`). Returns Go's error
  * message, or undefined when valid.
  */
 export function timeError(value: string, micro = false): string | undefined {
+  if (canonicalTimeValid(value, micro)) return undefined;
   const layout = micro ? RFC3339_MICRO : RFC3339;
   const q = JSON.stringify;
   let rest = value;

@@ -184,9 +184,11 @@ export function updateManagedFields(opts: {
       mine = set;
       continue;
     }
-    for (const k of changed) set.delete(k);
-    for (const k of removed) set.delete(k);
-    if (set.size > 0) entries.push({ ...e, fieldsV1: unflatten(set) });
+    let touched = false;
+    for (const k of changed) if (set.delete(k)) touched = true;
+    for (const k of removed) if (set.delete(k)) touched = true;
+    // NOTE: an untouched entry keeps its fieldsV1 (unflatten(flatten(x)) would rebuild the same tree).
+    if (set.size > 0) entries.push(touched ? { ...e, fieldsV1: unflatten(set) } : { ...e });
   }
   const own = mine ?? new Set<string>();
   for (const k of removed) own.delete(k);

@@ -454,8 +454,9 @@ export class NodeAgent {
           return;
         }
       }
-      const next = structuredClone(this.lease);
-      next.spec = { ...next.spec, holderIdentity: this.nodeName, leaseDurationSeconds: this.config.nodeLeaseDurationSeconds, renewTime: formatMicroTime(now) };
+      // NOTE: a shallow copy: only metadata and spec are replaced, never mutated in place.
+      const next = { ...this.lease, metadata: { ...this.lease.metadata } };
+      next.spec = { ...this.lease.spec, holderIdentity: this.nodeName, leaseDurationSeconds: this.config.nodeLeaseDurationSeconds, renewTime: formatMicroTime(now) };
       if (!next.metadata.ownerReferences?.length && this.nodeUid) next.metadata.ownerReferences = this.leaseObject(now).metadata.ownerReferences;
       this.lease = await this.leases.update(next);
       this.leaseBackoffMs = 0;

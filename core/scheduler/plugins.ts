@@ -181,13 +181,20 @@ const FIT_STATE = 'NodeResourcesFit';
 /** The reasons a pod's requests do not fit on a node (Kubernetes' fitsRequest), in its order. */
 export function insufficientResources(req: Resource, node: NodeInfo): string[] {
   const out: string[] = [];
-  if (node.pods.size + 1 > node.allocatable.allowedPodNumber) out.push('Too many pods');
-  const free = (alloc: number, used: number) => alloc - used;
-  if (req.milliCPU > 0 && req.milliCPU > free(node.allocatable.milliCPU, node.requested.milliCPU)) out.push('Insufficient cpu');
-  if (req.memory > 0 && req.memory > free(node.allocatable.memory, node.requested.memory)) out.push('Insufficient memory');
-  if (req.ephemeralStorage > 0 && req.ephemeralStorage > free(node.allocatable.ephemeralStorage, node.requested.ephemeralStorage)) out.push('Insufficient ephemeral-storage');
-  for (const [name, v] of Object.entries(req.scalar).sort()) {
-    if (v > 0 && v > free(node.allocatable.scalar[name] ?? 0, node.requested.scalar[name] ?? 0)) out.push(`Insufficient ${name}`);
+  const alloc = node.allocatable;
+  const used = node.requested;
+  if (node.pods.size + 1 > alloc.allowedPodNumber) out.push('Too many pods');
+  if (req.milliCPU > 0 && req.milliCPU > alloc.milliCPU - used.milliCPU) out.push('Insufficient cpu');
+  if (req.memory > 0 && req.memory > alloc.memory - used.memory) out.push('Insufficient memory');
+  if (req.ephemeralStorage > 0 && req.ephemeralStorage > alloc.ephemeralStorage - used.ephemeralStorage) out.push('Insufficient ephemeral-storage');
+  let names: string[] | undefined;
+  for (const name in req.scalar) (names ??= []).push(name);
+  if (names) {
+    names.sort();
+    for (const name of names) {
+      const v = req.scalar[name];
+      if (v > 0 && v > (alloc.scalar[name] ?? 0) - (used.scalar[name] ?? 0)) out.push(`Insufficient ${name}`);
+    }
   }
   return out;
 }
