@@ -38,6 +38,8 @@ export interface ApiServerOptions {
   bookmarkIntervalMs?: number;
   /** Readiness checks beyond storage (e.g. shutdown in progress). */
   ready?: () => boolean;
+  /** At most this many decoded objects stay shared between watchers and lists (default 20,000). */
+  sharedDecodeLimit?: number;
 }
 
 type Stage = (req: ApiRequest, next: () => ApiResponse | Promise<ApiResponse>) => ApiResponse | Promise<ApiResponse>;
@@ -100,13 +102,14 @@ export class ApiServer {
       maxRequestBodyBytes: options.maxRequestBodyBytes ?? 3 * 1024 * 1024,
       minRequestTimeoutSeconds: options.minRequestTimeoutSeconds ?? 1800,
       bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
+      sharedDecodeLimit: options.sharedDecodeLimit ?? 20_000,
       ready: options.ready,
     };
     const alloc: ServiceAllocation = {
       clusterIPRange: options.services?.clusterIPRange ?? '10.0.0.0/24',
       nodePortRange: options.services?.nodePortRange ?? [30000, 32767],
     };
-    this.registry = new Registry(options.storage, options.clock, options.rng, buildStrategies(alloc));
+    this.registry = new Registry(options.storage, options.clock, options.rng, buildStrategies(alloc), this.opts.sharedDecodeLimit);
     this.metrics = new ApiMetrics(this.registry);
     this.stages = [this.recover, this.measure, this.limitBody];
   }
@@ -468,6 +471,7 @@ export class ApiServer {
         return patched;
       },
       this.writeOptions(req, sub?.name),
+      { applyCopies: true },
     );
     return this.respond(req, 200, out, rep, warnings);
   }

@@ -145,6 +145,32 @@ function flatten(tree: Record<string, unknown>, path = '', out = new Set<string>
   return out;
 }
 
+/** Whether a flattened path is a leaf of a FieldsV1 tree, i.e. one of {@link flatten}'s paths. */
+function ownsLeaf(tree: Record<string, unknown>, path: string): boolean {
+  let node: unknown = tree;
+  for (const seg of path.split(SEP)) {
+    if (!node || typeof node !== 'object' || !Object.hasOwn(node, seg)) return false;
+    node = (node as Record<string, unknown>)[seg];
+  }
+  return !(node && typeof node === 'object' && Object.keys(node).length > 0);
+}
+
+function ownsAny(tree: Record<string, unknown>, paths: Set<string>): boolean {
+  for (const p of paths) if (ownsLeaf(tree, p)) return true;
+  return false;
+}
+
+function ownsAll(tree: Record<string, unknown>, paths: Set<string>): boolean {
+  for (const p of paths) if (!ownsLeaf(tree, p)) return false;
+  return true;
+}
+
+/** Whether flattening the tree gives no paths. */
+function isEmptyTree(tree: Record<string, unknown>): boolean {
+  for (const _ in tree) return false;
+  return true;
+}
+
 function unflatten(paths: Iterable<string>): Record<string, unknown> {
   const root: Record<string, any> = {};
   for (const p of paths) {
@@ -177,24 +203,38 @@ export function updateManagedFields(opts: {
   for (const k of oldLeaves.keys()) if (!newLeaves.has(k)) removed.add(k);
 
   const entries: ManagedFieldsEntry[] = [];
-  let mine: Set<string> | undefined;
+  let mine: ManagedFieldsEntry | undefined;
   for (const e of previous) {
-    const set = flatten(e.fieldsV1 ?? {});
     if (e.manager === opts.manager && e.operation === 'Update' && (e.subresource ?? '') === (opts.subresource ?? '')) {
-      mine = set;
+      mine = e;
       continue;
     }
-    let touched = false;
-    for (const k of changed) if (set.delete(k)) touched = true;
-    for (const k of removed) if (set.delete(k)) touched = true;
-    // NOTE: an untouched entry keeps its fieldsV1 (unflatten(flatten(x)) would rebuild the same tree).
-    if (set.size > 0) entries.push(touched ? { ...e, fieldsV1: unflatten(set) } : { ...e });
+    const tree = e.fieldsV1 ?? {};
+    // NOTE: an untouched entry keeps its fieldsV1 (unflatten(flatten(x)) would rebuild the same tree),
+    // and finding out whether it is touched needs no flattening.
+    if (!ownsAny(tree, changed) && !ownsAny(tree, removed)) {
+      if (!isEmptyTree(tree)) entries.push({ ...e });
+      continue;
+    }
+    const set = flatten(tree);
+    for (const k of changed) set.delete(k);
+    for (const k of removed) set.delete(k);
+    if (set.size > 0) entries.push({ ...e, fieldsV1: unflatten(set) });
   }
-  const own = mine ?? new Set<string>();
-  for (const k of removed) own.delete(k);
-  for (const k of changed) own.add(k);
-  if (own.size > 0 || !opts.old) {
-    const entry: ManagedFieldsEntry = { manager: opts.manager, operation: 'Update', apiVersion: opts.apiVersion, time: opts.time, fieldsType: 'FieldsV1', fieldsV1: unflatten(own) };
+  let fieldsV1: Record<string, unknown>;
+  let size: number;
+  if (mine && !ownsAny(mine.fieldsV1 ?? {}, removed) && ownsAll(mine.fieldsV1 ?? {}, changed)) {
+    fieldsV1 = mine.fieldsV1 ?? {};
+    size = isEmptyTree(fieldsV1) ? 0 : 1;
+  } else {
+    const own = mine ? flatten(mine.fieldsV1 ?? {}) : new Set<string>();
+    for (const k of removed) own.delete(k);
+    for (const k of changed) own.add(k);
+    fieldsV1 = unflatten(own);
+    size = own.size;
+  }
+  if (size > 0 || !opts.old) {
+    const entry: ManagedFieldsEntry = { manager: opts.manager, operation: 'Update', apiVersion: opts.apiVersion, time: opts.time, fieldsType: 'FieldsV1', fieldsV1 };
     if (opts.subresource) entry.subresource = opts.subresource;
     entries.push(entry);
   }

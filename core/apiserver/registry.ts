@@ -76,6 +76,16 @@ export interface WriteOptions {
   applied?: boolean;
 }
 
+/** How {@link Registry.patch} may treat the object it passes to the patch function. */
+export interface PatchOptions {
+  /**
+   * The patch function never mutates its input and returns a new object sharing no structure with
+   * it (as strategic merge, JSON merge and JSON patch with copying do), so the registry need not
+   * copy the current object before calling it.
+   */
+  applyCopies?: boolean;
+}
+
 /** DeleteOptions as the server understands them. */
 export interface DeleteOptions {
   gracePeriodSeconds?: number;
@@ -138,6 +148,8 @@ export class Registry {
     readonly clock: Clock,
     readonly rng: Rng,
     private readonly strategies: ReadonlyMap<string, Strategy>,
+    /** At most this many decoded objects are kept for {@link decodeShared} (default 20,000). */
+    private readonly sharedDecodeLimit = 20_000,
   ) {
     this.ctx = { clock, rng, registry: this, nowTime: () => formatTime(clock.now()) };
   }
@@ -160,10 +172,15 @@ export class Registry {
   }
 
   private readonly shared = new Map<string, WeakMap<KeyValue, any>>();
+  /** The most recently decoded shared objects, oldest first; only these stay cached. */
+  private sharedRing: { cache: WeakMap<KeyValue, any>; kv: KeyValue }[] = [];
+  private sharedRingHead = 0;
 
   /**
-   * Like {@link decode}, but one decoded object per stored KeyValue and resource is shared by every
-   * caller (a watch event fanned out to many watchers is parsed once). Callers must not mutate it.
+   * Like {@link decode}, but one decoded object per stored KeyValue and resource is shared by
+   * every caller while it is among the `sharedDecodeLimit` most recently decoded ones (a watch
+   * event fanned out to many watchers is parsed once; the watch history does not keep every
+   * version decoded). Callers must not mutate it.
    */
   decodeShared(r: ResourceInfo, kv: KeyValue): any {
     const id = `${r.group}/${r.resource}`;
@@ -173,8 +190,22 @@ export class Registry {
     if (obj === undefined) {
       obj = this.decode(r, kv);
       cache.set(kv, obj);
+      this.remember(cache, kv);
     }
     return obj;
+  }
+
+  private remember(cache: WeakMap<KeyValue, any>, kv: KeyValue): void {
+    const ring = this.sharedRing;
+    ring.push({ cache, kv });
+    if (ring.length - this.sharedRingHead <= this.sharedDecodeLimit) return;
+    const evicted = ring[this.sharedRingHead];
+    ring[this.sharedRingHead++] = undefined as unknown as (typeof ring)[number];
+    evicted.cache.delete(evicted.kv);
+    if (this.sharedRingHead >= 4096 && this.sharedRingHead * 2 >= ring.length) {
+      this.sharedRing = ring.slice(this.sharedRingHead);
+      this.sharedRingHead = 0;
+    }
   }
 
   /** Decodes a stored value into the served form with metadata.resourceVersion set. */
@@ -472,7 +503,8 @@ export class Registry {
     if (sub === 'status') {
       const status = obj.status;
       const appliedFields = opts.applied ? obj.metadata?.managedFields : undefined;
-      obj = structuredClone(old);
+      // NOTE: a shallow copy: spec and the rest are shared with `old`, which strategies only read and assign over.
+      obj = { ...old, metadata: { ...om } };
       if (appliedFields) obj.metadata.managedFields = appliedFields;
       if (status === undefined) delete obj.status;
       else obj.status = status;
@@ -536,12 +568,13 @@ export class Registry {
    * PATCH: reads the current object, lets `apply` produce the patched one, and stores it with
    * compare-and-swap, retrying on conflicts unless the patch itself carries a resourceVersion.
    */
-  patch(r: ResourceInfo, namespace: string, name: string, apply: (current: any) => any, opts: WriteOptions): any {
+  patch(r: ResourceInfo, namespace: string, name: string, apply: (current: any) => any, opts: WriteOptions, how: PatchOptions = {}): any {
     for (let attempt = 0; ; attempt++) {
       const kv = this.storage.get(this.key(r, namespace, name));
       if (!kv) throw notFound(this.gr(r), name);
       const current = this.decode(r, kv);
-      const patched = apply(structuredClone(current));
+      const patched = apply(how.applyCopies ? current : structuredClone(current));
+      if (how.applyCopies && patched === current) throw new Error('registry.patch: an applyCopies patch function returned its input');
       if (!patched || typeof patched !== 'object' || Array.isArray(patched)) throw badRequest('the patch did not produce an object');
       patched.metadata ??= {};
       if (patched.metadata.name !== undefined && patched.metadata.name !== name) {

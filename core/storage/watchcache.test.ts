@@ -257,3 +257,32 @@ describe('WatchCache', () => {
     cache.close();
   });
 });
+
+describe('WatchCache maxHistoryBytes', () => {
+  it('keeps only the newest events within the byte bound and serves older starts from inner', async () => {
+    let innerWatches = 0;
+    const inner = new (class extends SqliteStorage {
+      override watch(...args: Parameters<SqliteStorage['watch']>) {
+        innerWatches++;
+        return super.watch(...args);
+      }
+    })({ path: ':memory:' });
+    const cache = new WatchCache(inner, { maxHistoryBytes: 200 });
+    const key = '/registry/pods/a/p';
+    let kv = cache.create(key, 'x'.repeat(40));
+    const start = kv.modRevision;
+    for (let i = 0; i < 10; i++) kv = cache.update(key, `${i}`.repeat(40), kv.modRevision);
+    // 10 events of 18 + 40 + 40 characters: only the newest two fit in 200.
+    const late = new RecordingSink();
+    cache.watch({ prefix: '/registry/pods/', fromRevision: kv.modRevision - 2 }, late);
+    assert.equal(innerWatches, 0);
+    const early = new RecordingSink();
+    cache.watch({ prefix: '/registry/pods/', fromRevision: start }, early);
+    await settle();
+    assert.deepEqual(late.events.map((e) => e.kv.value[0]), ['8', '9']);
+    assert.deepEqual(early.events.map((e) => e.kv.value[0]), ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
+    assert.equal(early.events[0].prevKv?.value, 'x'.repeat(40));
+    assert.equal(innerWatches, 1);
+    cache.close();
+  });
+});

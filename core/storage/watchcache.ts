@@ -24,6 +24,11 @@ export interface WatchCacheOptions {
   historyWindowMs?: number;
   /** At most this many events in the in-memory history (default 100,000). */
   maxHistoryEvents?: number;
+  /**
+   * At most this many characters of keys and values (kv and prevKv, counted per event) in the
+   * in-memory history (default: no bound). Watches starting before the history read `inner`.
+   */
+  maxHistoryBytes?: number;
   /** Slow-watcher bound: pending live events per watcher before it is terminated (default 10,000). */
   maxPendingPerWatcher?: number;
 }
@@ -131,6 +136,10 @@ function bisect(a: KeyValue[], key: string): number {
   return lo;
 }
 
+function eventBytes(ev: StorageEvent): number {
+  return ev.kv.key.length + ev.kv.value.length + (ev.prevKv ? ev.prevKv.value.length : 0);
+}
+
 /**
  * A {@link Storage} that caches another one (the Kubernetes cacher pattern).
  *
@@ -162,6 +171,8 @@ export class WatchCache implements Storage {
   private readonly clock: Clock;
   private readonly windowMs: number;
   private readonly maxEvents: number;
+  private readonly maxBytes: number;
+  private historyBytes = 0;
   private readonly fanout: WatchFanout;
   private readonly kvs = new Map<string, KeyValue>();
   private readonly entries = new SortedEntries();
@@ -180,6 +191,7 @@ export class WatchCache implements Storage {
     this.clock = opts.clock ?? realClock;
     this.windowMs = opts.historyWindowMs ?? 5 * 60_000;
     this.maxEvents = Math.max(1, opts.maxHistoryEvents ?? 100_000);
+    this.maxBytes = opts.maxHistoryBytes ?? Infinity;
     this.fanout = new WatchFanout({ maxPendingPerWatcher: opts.maxPendingPerWatcher });
     const all = inner.list('');
     for (const kv of all.items) this.kvs.set(kv.key, kv);
@@ -240,6 +252,7 @@ export class WatchCache implements Storage {
     this.rev = ev.kv.modRevision;
     this.history.push(ev);
     this.historyTimes.push(this.clock.now());
+    this.historyBytes += eventBytes(ev);
     this.evict();
     this.fanout.publish(ev);
   }
@@ -249,13 +262,17 @@ export class WatchCache implements Storage {
     const cutoff = this.clock.now() - this.windowMs;
     let h = this.historyHead;
     const n = this.history.length;
-    while (h < n && (n - h > this.maxEvents || this.historyTimes[h] < cutoff)) h++;
+    while (h < n && (n - h > this.maxEvents || this.historyTimes[h] < cutoff || this.historyBytes > this.maxBytes)) {
+      this.historyBytes -= eventBytes(this.history[h]);
+      h++;
+    }
     if (h === this.historyHead) return;
     this.historyFrom = this.history[h - 1].kv.modRevision;
     if (h === n) {
       this.history = [];
       this.historyTimes = [];
       this.historyHead = 0;
+      this.historyBytes = 0;
     } else if (h >= 1024 && h * 2 >= n) {
       this.history = this.history.slice(h);
       this.historyTimes = this.historyTimes.slice(h);

@@ -1,0 +1,52 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { FakeClock } from '../machinery/clock.ts';
+import { SeededRng } from '../machinery/rng.ts';
+import { SqliteStorage } from '../storage/sqlite.ts';
+import { Registry } from './registry.ts';
+import { TestServer, pod } from './testing.ts';
+
+const CM = { group: '', version: 'v1', kind: 'ConfigMap', resource: 'configmaps', namespaced: true, subresources: [] } as any;
+
+describe('Registry.decodeShared', () => {
+  it('shares one decoded object per KeyValue among the most recent ones only', () => {
+    const storage = new SqliteStorage({ path: ':memory:' });
+    const registry = new Registry(storage, new FakeClock(0), new SeededRng(1), new Map(), 2);
+    const kvs = ['a', 'b', 'c'].map((n) => storage.create(`/registry/core/configmaps/d/${n}`, JSON.stringify({ metadata: { name: n }, data: { k: n } })));
+    const a = registry.decodeShared(CM, kvs[0]);
+    assert.equal(registry.decodeShared(CM, kvs[0]), a);
+    assert.equal(a.metadata.resourceVersion, String(kvs[0].modRevision));
+    registry.decodeShared(CM, kvs[1]);
+    registry.decodeShared(CM, kvs[2]);
+    const again = registry.decodeShared(CM, kvs[0]);
+    assert.notEqual(again, a);
+    assert.deepEqual(again, a);
+    assert.equal(registry.decodeShared(CM, kvs[2]), registry.decodeShared(CM, kvs[2]));
+  });
+});
+
+describe('Registry.patch of the status subresource', () => {
+  it('changes only status and leaves the stored spec and labels alone', async () => {
+    const s = new TestServer();
+    await s.request('POST', '/api/v1/namespaces/default/pods', pod('p', { nodeName: 'n1' }), { 'user-agent': 'kubectl/1.30' });
+    const before = (await s.request('GET', '/api/v1/namespaces/default/pods/p')).body;
+    const res = await s.request('PATCH', '/api/v1/namespaces/default/pods/p/status', { metadata: { labels: { x: 'y' } }, spec: { nodeName: 'n2' }, status: { phase: 'Running' } }, { 'content-type': 'application/strategic-merge-patch+json', 'user-agent': 'kubelet/1' });
+    assert.equal(res.status, 200);
+    assert.equal(res.body.status.phase, 'Running');
+    const after = (await s.request('GET', '/api/v1/namespaces/default/pods/p')).body;
+    assert.deepEqual(after.spec, before.spec);
+    assert.equal(after.metadata.labels, undefined);
+    assert.equal(after.status.phase, 'Running');
+    assert.equal(after.status.qosClass, before.status.qosClass);
+    assert.deepEqual(res.body, after);
+    assert.deepEqual(after.metadata.managedFields.map((e: any) => [e.manager, e.subresource]), [['kubectl', undefined], ['kubelet', 'status']]);
+  });
+
+  it('is a no-op write when the patch changes nothing', async () => {
+    const s = new TestServer();
+    await s.request('POST', '/api/v1/namespaces/default/pods', pod('p'));
+    const first = await s.request('PATCH', '/api/v1/namespaces/default/pods/p/status', { status: { phase: 'Running' } }, { 'content-type': 'application/merge-patch+json' });
+    const second = await s.request('PATCH', '/api/v1/namespaces/default/pods/p/status', { status: { phase: 'Running' } }, { 'content-type': 'application/merge-patch+json' });
+    assert.equal(second.body.metadata.resourceVersion, first.body.metadata.resourceVersion);
+  });
+});
