@@ -1,7 +1,9 @@
 /**
  * Simulation kernel benchmark: events per wall second for trivial events (a callback that
  * reschedules itself), for async processes (`await env.timeout` loops), and with settle mode
- * 'always'. Prints a table. Run: `node --import tsx bench/sim-kernel.ts [events]`.
+ * 'always'. Each scenario runs `rounds` times and the best rate is kept (the machine is shared, so
+ * the best round is the least disturbed one). Prints a table.
+ * Run: `node --import tsx bench/sim-kernel.ts [events] [rounds]`.
  */
 import { SimEnvironment, type SettleMode } from '../sim/env.ts';
 
@@ -33,11 +35,19 @@ async function processes(n: number, settle: SettleMode, concurrency: number): Pr
 }
 
 const n = Number(process.argv[2] ?? 2_000_000);
+const rounds = Number(process.argv[3] ?? 3);
+const scenarios: [string, () => Promise<number>][] = [
+  ['trivial callbacks, 1 chain, auto', () => trivial(n, 'auto', 1)],
+  ['trivial callbacks, 10k pending, auto', () => trivial(n, 'auto', 10_000)],
+  ['trivial callbacks, 10k pending, always', () => trivial(n / 4, 'always', 10_000)],
+  ['async timeout loops, 1k processes, auto', () => processes(n / 4, 'auto', 1000)],
+  ['async timeout loops, 1k processes, always', () => processes(n / 4, 'always', 1000)],
+];
 const rows: [string, number][] = [];
-rows.push(['trivial callbacks, 1 chain, auto', await trivial(n, 'auto', 1)]);
-rows.push(['trivial callbacks, 10k pending, auto', await trivial(n, 'auto', 10_000)]);
-rows.push(['trivial callbacks, 10k pending, always', await trivial(n / 4, 'always', 10_000)]);
-rows.push(['async timeout loops, 1k processes, auto', await processes(n / 4, 'auto', 1000)]);
-rows.push(['async timeout loops, 1k processes, always', await processes(n / 4, 'always', 1000)]);
+for (const [name, run] of scenarios) {
+  let best = 0;
+  for (let r = 0; r < rounds; r++) best = Math.max(best, await run());
+  rows.push([name, best]);
+}
 console.log('| scenario | events/s |\n|---|---:|');
 for (const [name, rate] of rows) console.log(`| ${name} | ${Math.round(rate).toLocaleString('en-US')} |`);

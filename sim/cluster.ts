@@ -100,7 +100,8 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationSum
   const env = new SimEnvironment({ trace: o.trace });
   const clock = new SimClock(env);
   const streams = new RngStreams(o.seed);
-  const storage = new WatchCache(new SqliteStorage({ path: ':memory:' }), { clock });
+  // NOTE: history bounded by size, so a long run of a large cluster keeps memory flat (older watches read the log).
+  const storage = new WatchCache(new SqliteStorage({ path: ':memory:' }), { clock, maxHistoryBytes: 128 * 1024 * 1024 });
   const api = new ApiServer({ storage, clock, rng: streams.stream('apiserver') });
   bootstrap(api.registry);
   // As a real API server does: history older than the watch window (5 min) is compacted, which

@@ -88,6 +88,48 @@ test('async components interleave deterministically and settle before time advan
   assert.deepEqual(await interleaving('always'), log);
 });
 
+async function microtaskDepth(settle: SettleMode): Promise<string[]> {
+  const env = new SimEnvironment({ settle });
+  const log: string[] = [];
+  const rawChain = (name: string, depth: number): void => {
+    queueMicrotask(() => {
+      if (depth > 1) rawChain(name, depth - 1);
+      else log.push(`${env.now} ${name} done`);
+    });
+  };
+  env.schedule(1, () => {
+    void Promise.resolve().then(() => rawChain('raw-after-promise', 6));
+    process.nextTick(() => log.push(`${env.now} tick`));
+  });
+  env.schedule(1, () => log.push(`${env.now} second-at-1`));
+  env.schedule(2, () => {
+    void (async () => {
+      for (let i = 0; i < 50; i++) await null;
+      rawChain('await-then-raw', 4);
+    })();
+  });
+  env.schedule(2, () => log.push(`${env.now} second-at-2`));
+  await env.run();
+  return log;
+}
+
+test('promise work and the microtasks it queues, however deep, finish before the next event at the same time', async () => {
+  const log = await microtaskDepth('auto');
+  assert.deepEqual(log, ['1 tick', '1 raw-after-promise done', '1 second-at-1', '2 await-then-raw done', '2 second-at-2']);
+  assert.deepEqual(await microtaskDepth('always'), log);
+});
+
+test('a long run of events still yields macrotask turns', async () => {
+  const env = new SimEnvironment();
+  const n = 20_000;
+  let seenAt = -1;
+  env.schedule(0, () => setImmediate(() => (seenAt = env.eventsFired)));
+  for (let i = 1; i < n; i++) env.schedule(i, () => {});
+  const res = await env.run();
+  assert.equal(res.events, n);
+  assert.ok(seenAt > 0 && seenAt < n, `setImmediate ran after event ${seenAt} of ${n}`);
+});
+
 test('run({ until: time }) stops before events at that time and sets now; a later run continues', async () => {
   const env = new SimEnvironment();
   const log: number[] = [];

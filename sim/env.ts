@@ -38,12 +38,17 @@ class Entry implements SimEvent {
 /** How the environment lets promise callbacks finish after an event. */
 export type SettleMode =
   /**
-   * Watches promise activity (V8 promise hooks, only while `run` is active): after an event that
-   * created or settled no promise, one microtask hop suffices and the next event runs at once;
-   * otherwise the environment waits for a macrotask turn, by which time every microtask has run.
+   * Watches promise activity (V8 promise hooks, only while `run` is active). After an event that
+   * created or settled no promise, one microtask hop suffices and the next event runs at once.
+   * Otherwise a marker microtask queues the next step with `process.nextTick`, which Node runs
+   * only once the microtask queue is empty: every promise callback and microtask the event caused,
+   * however deep, has run, without the cost of a macrotask turn. Not waited for: a chain of raw
+   * `queueMicrotask` calls nested two deep after an event without promise activity; microtasks
+   * queued by a `process.nextTick` callback that a microtask queued; macrotasks (setImmediate,
+   * I/O, real timers), which get a turn only every 4096 events.
    */
   | 'auto'
-  /** Waits for a macrotask turn after every event: always safe, about 2 µs per event. */
+  /** Waits for a macrotask turn after every event: also covers nextTick and macrotask work; about 2 µs per event. */
   | 'always';
 
 /** Options of a {@link SimEnvironment}. */
@@ -79,15 +84,18 @@ export class SimulationMisuse extends Error {
   readonly code = 'SIMULATION_MISUSE';
 }
 
-/** Consecutive events run without a macrotask turn before one is forced (keeps the process responsive). */
+/**
+ * Consecutive events run without a macrotask turn before one is forced (keeps the process
+ * responsive, and lets Node report unhandled rejections).
+ */
 const MAX_HOPS = 4096;
 
 /**
  * A SimPy-like environment. Guarantees:
  * - events fire in order of (time, priority, insertion), and `now` never decreases;
- * - during `run`, every promise callback queued by an event (and its chains) finishes before an
- *   event at a later time fires (see {@link SettleMode}; in 'auto' mode a chain made only of raw
- *   `queueMicrotask` calls nested two deep is the one thing not waited for);
+ * - during `run`, every promise callback queued by an event (and its chains) finishes before the
+ *   next event fires, also among events at the same time (see {@link SettleMode} for the few
+ *   kinds of work 'auto' does not wait for);
  * - a throwing event callback or a failed {@link process} makes `run` reject with that error.
  */
 export class SimEnvironment {
@@ -212,9 +220,11 @@ export class SimEnvironment {
     }
     this.running = true;
     const startCount = this.fired;
-    const stopHooks = this.settleMode === 'auto' ? this.watchPromises() : undefined;
+    const always = this.settleMode === 'always';
+    const stopHooks = always ? undefined : this.watchPromises();
     return new Promise<RunResult>((resolve, reject) => {
       let hops = 0;
+      let hopMark = 0;
       const finish = (stoppedBy: RunResult['stoppedBy'] | null, error?: unknown): void => {
         stopHooks?.();
         this.running = false;
@@ -247,20 +257,24 @@ export class SimEnvironment {
         } catch (err) {
           return finish(null, err);
         }
-        if (this.settleMode === 'always' || this.activity !== before || ++hops >= MAX_HOPS) {
+        if (always || ++hops >= MAX_HOPS) {
           hops = 0;
           setImmediate(pump);
+        } else if (this.activity !== before) {
+          queueMicrotask(afterMicrotasks);
         } else {
           hopMark = before;
           queueMicrotask(afterHop);
         }
       };
-      let hopMark = 0;
+      // NOTE: Node drains the whole microtask queue before it runs a nextTick callback queued
+      // from a microtask, so `pump` runs again only once the event's promise work is done.
+      const afterMicrotasks = (): void => {
+        process.nextTick(pump);
+      };
       const afterHop = (): void => {
-        if (this.activity !== hopMark) {
-          hops = 0;
-          setImmediate(pump);
-        } else pump();
+        if (this.activity !== hopMark) process.nextTick(pump);
+        else pump();
       };
       setImmediate(pump);
     });
