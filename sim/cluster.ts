@@ -102,7 +102,9 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationSum
   const streams = new RngStreams(o.seed);
   // NOTE: history bounded by size, so a long run of a large cluster keeps memory flat (older watches read the log).
   const storage = new WatchCache(new SqliteStorage({ path: ':memory:' }), { clock, maxHistoryBytes: 128 * 1024 * 1024 });
-  const api = new ApiServer({ storage, clock, rng: streams.stream('apiserver') });
+  // NOTE: an event is fanned out to every watcher at once, so a small shared-decode cache suffices;
+  // the default (20,000 decoded objects plus their encoded frames) is a large fixed cost here.
+  const api = new ApiServer({ storage, clock, rng: streams.stream('apiserver'), sharedDecodeLimit: 2_000 });
   bootstrap(api.registry);
   // As a real API server does: history older than the watch window (5 min) is compacted, which
   // bounds the revision log and the watch cache over long runs.

@@ -223,8 +223,13 @@ export class WatchStream<T = any> implements AsyncIterable<WatchEvent<T>> {
   async next(): Promise<WatchEvent<T> | undefined> {
     for (;;) {
       if (this.head < this.queue.length) {
-        const ev = this.queue[this.head++]!;
-        if (this.head > 1024 && this.head * 2 > this.queue.length) {
+        const ev = this.queue[this.head]!;
+        // NOTE: the consumed slot is cleared so a delivered event is not kept alive until compaction.
+        this.queue[this.head++] = undefined as unknown as WatchEvent<T>;
+        if (this.head === this.queue.length) {
+          this.queue.length = 0;
+          this.head = 0;
+        } else if (this.head > 1024 && this.head * 2 > this.queue.length) {
           this.queue.splice(0, this.head);
           this.head = 0;
         }
