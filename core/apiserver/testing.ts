@@ -5,6 +5,7 @@ import { WatchCache } from '../storage/watchcache.ts';
 import { ApiServer } from './handler.ts';
 import { bootstrap } from './housekeeping.ts';
 import type { ApiRequest, ApiResponse } from './types.ts';
+import { InProcessTransport } from '../client/transport.ts';
 
 /** A parsed response for tests. */
 export interface TestResponse {
@@ -77,6 +78,19 @@ export class TestServer {
   async settle(): Promise<void> {
     for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
   }
+}
+
+/**
+ * A client machinery Transport into this server's `handle()` that records every request it
+ * carries (for tests that assert what a component sent).
+ */
+export function recordingTransport(server: TestServer): { transport: InProcessTransport; requests: ApiRequest[] } {
+  const requests: ApiRequest[] = [];
+  const transport = new InProcessTransport((r) => {
+    requests.push(r);
+    return server.api.handle(r);
+  });
+  return { transport, requests };
 }
 
 /** A minimal valid ConfigMap body. */

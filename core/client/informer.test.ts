@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TestServer, configMap } from '../apiserver/testing.ts';
-import type { ApiRequest } from '../apiserver/types.ts';
+import { recordingTransport, TestServer, configMap } from '../apiserver/testing.ts';
 import { Client } from './client.ts';
 import { Indexer, Informer, SharedInformerFactory } from './informer.ts';
 import { InProcessTransport } from './transport.ts';
@@ -10,12 +9,9 @@ const CM = { group: '', version: 'v1', resource: 'configmaps' };
 
 function setup(historyWindowMs?: number) {
   const s = new TestServer({ historyWindowMs });
-  const requests: ApiRequest[] = [];
+  const { transport, requests } = recordingTransport(s);
   const client = new Client({
-    transport: new InProcessTransport((r) => {
-      requests.push(r);
-      return s.api.handle(r);
-    }),
+    transport,
     qps: -1,
   });
   return { s, client, requests, cms: client.resource(CM).namespace('default') };

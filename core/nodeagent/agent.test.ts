@@ -1,9 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { TestServer, pod } from '../apiserver/testing.ts';
-import type { ApiRequest } from '../apiserver/types.ts';
+import { recordingTransport, TestServer, pod } from '../apiserver/testing.ts';
 import { Client } from '../client/client.ts';
-import { InProcessTransport } from '../client/transport.ts';
 import { SeededRng } from '../machinery/rng.ts';
 import { parseQuantity } from '../machinery/quantity.ts';
 import { defaultNodeAgentConfig, parseNodeAgentConfig } from './config.ts';
@@ -16,12 +14,9 @@ const iso = (ms: number) => new Date(T0 + ms).toISOString().replace(/\.\d{3}Z$/,
 
 function setup(runtimeOpts: Partial<SimulatedRuntimeOptions> = {}, configText = '', capacity = { cpu: '4', memory: '8Gi' }) {
   const s = new TestServer();
-  const requests: ApiRequest[] = [];
+  const { transport, requests } = recordingTransport(s);
   const client = new Client({
-    transport: new InProcessTransport((r) => {
-      requests.push(r);
-      return s.api.handle(r);
-    }),
+    transport,
     qps: -1,
   });
   const runtime = new SimulatedRuntime({

@@ -12,7 +12,7 @@ import { SchedulingQueue, type ClusterEvent, type QueuedPodInfo } from './queue.
 export const DEFAULT_SCHEDULER_NAME = 'default-scheduler';
 
 /** A record of one scheduling attempt, for reports. */
-export interface SchedulingDecision {
+export interface SchedulingDecision extends Omit<ScheduleResult, 'unschedulablePlugins'> {
   /** Clock time of the attempt (ms). */
   time: number;
   /** `namespace/name`. */
@@ -21,13 +21,6 @@ export interface SchedulingDecision {
   /** 1 for the first attempt of this pod. */
   attempt: number;
   result: 'Scheduled' | 'Unschedulable' | 'BindingFailed';
-  node?: string;
-  totalNodes: number;
-  evaluatedNodes: number;
-  feasibleNodes: number;
-  /** Weighted score per plugin of the chosen node. */
-  scores?: Record<string, number>;
-  totalScore?: number;
   /** Why the pod is unschedulable (Kubernetes' wording) or why binding failed. */
   message?: string;
 }
