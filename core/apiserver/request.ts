@@ -62,7 +62,11 @@ export function parseRequestInfo(method: string, path: string, query: URLSearchP
   }
   if (rest.length === 0) return { isResource: false, path };
   if (!isServedGroupVersion(group, version)) throw notFoundPath(path);
-  rest = rest.map(decodeURIComponent);
+  try {
+    rest = rest.map(decodeURIComponent);
+  } catch {
+    throw new StatusError(400, 'BadRequest', `invalid escape sequence in the request path: ${path}`);
+  }
 
   let namespace = '';
   if (rest[0] === 'namespaces' && rest.length >= 3) {

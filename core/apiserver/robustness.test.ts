@@ -105,6 +105,15 @@ describe('malformed requests get a 4xx Status, never a 500', () => {
     assertClientError(await s.request('DELETE', `${CM}/y`, '[1]'), 'DeleteOptions body');
   });
 
+  it('malformed percent-escapes in the path', async () => {
+    const s = new TestServer();
+    for (const u of ['/api/v1/namespaces/%E0%A4%A/configmaps', `${CM}/%ZZ`]) {
+      const r = await s.request('GET', u);
+      assertClientError(r, u);
+      assert.equal(r.status, 400);
+    }
+  });
+
   it('garbage protobuf bodies', async () => {
     const s = new TestServer();
     const rng = new SeededRng(7);
