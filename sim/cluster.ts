@@ -8,6 +8,7 @@ import { SimulatedRuntime } from '../core/nodeagent/runtime.ts';
 import { Scheduler } from '../core/scheduler/scheduler.ts';
 import type { StorageEvent } from '../core/storage/interface.ts';
 import { startCompactor } from '../core/storage/compactor.ts';
+import { MemoryStorage } from '../core/storage/memory.ts';
 import { SqliteStorage } from '../core/storage/sqlite.ts';
 import { WatchCache } from '../core/storage/watchcache.ts';
 import { SimClock } from './clock.ts';
@@ -37,6 +38,11 @@ export interface SimulationOptions {
   startLatency?: unknown;
   /** Pods created at once, at most (the load generator's concurrency; default 100). */
   createConcurrency?: number;
+  /**
+   * The API server's store under its watch cache: `memory` (default; the in-memory revision log)
+   * or `sqlite` (the SQLite log of `orrery serve`, in memory) — same contract, different cost.
+   */
+  storage?: 'memory' | 'sqlite';
   /** After all pods run, keep simulating this much idle virtual time (heartbeats, leases) and report it. */
   idleAfterMs?: number;
 }
@@ -95,13 +101,14 @@ function sampler(spec: unknown, fallback: unknown, option: string): Distribution
 export async function runSimulation(o: SimulationOptions): Promise<SimulationSummary> {
   if (!Number.isInteger(o.nodes) || o.nodes < 1) throw new SimulationInvalid('nodes', `must be a positive integer, got ${o.nodes}`);
   if (!Number.isInteger(o.pods) || o.pods < 0) throw new SimulationInvalid('pods', `must be a non-negative integer, got ${o.pods}`);
+  if (o.storage !== undefined && o.storage !== 'memory' && o.storage !== 'sqlite') throw new SimulationInvalid('storage', `must be memory or sqlite, got ${o.storage}`);
   const wallStart = performance.now();
   let peakRss = process.memoryUsage().rss;
   const env = new SimEnvironment({ trace: o.trace });
   const clock = new SimClock(env);
   const streams = new RngStreams(o.seed);
   // NOTE: history bounded by size, so a long run of a large cluster keeps memory flat (older watches read the log).
-  const storage = new WatchCache(new SqliteStorage({ path: ':memory:' }), { clock, maxHistoryBytes: 128 * 1024 * 1024 });
+  const storage = new WatchCache(o.storage === 'sqlite' ? new SqliteStorage({ path: ':memory:' }) : new MemoryStorage(), { clock, maxHistoryBytes: 128 * 1024 * 1024 });
   // NOTE: an event is fanned out to every watcher at once, so a small shared-decode cache suffices;
   // the default (20,000 decoded objects plus their encoded frames) is a large fixed cost here.
   const api = new ApiServer({ storage, clock, rng: streams.stream('apiserver'), sharedDecodeLimit: 2_000 });

@@ -764,6 +764,42 @@ function literalInRange(k: number, lit: string): boolean {
 
 const INTEGER_KINDS = new Set([K_INT32, K_INT64, K_UINT32, K_UINT64, K_INTORSTRING]);
 
+/** A number token in value position with a fraction, an exponent or more than 15 digits. */
+const UNUSUAL_NUMBER = /[:,[]\s*-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?\s*[,}\]]/g;
+const KEY_END = /"\s*:/g;
+
+function keyCount(v: unknown): number {
+  if (typeof v !== 'object' || v === null) return 0;
+  let n = 0;
+  if (Array.isArray(v)) {
+    for (const x of v) n += keyCount(x);
+    return n;
+  }
+  for (const k in v) n += 1 + keyCount((v as Record<string, unknown>)[k]);
+  return n;
+}
+
+/**
+ * True when `text` (which `obj` was parsed from) certainly has neither a repeated key nor an
+ * unusual number literal, so the raw scan can be skipped: every key ends in `"` + `:`, so the
+ * number of such sequences equals the number of keys of `obj` only when no key repeats (and no
+ * string happens to contain one); number tokens are checked by a pattern that matches a
+ * superset of them. A false answer only means "scan to be sure".
+ */
+function plainJson(text: string, obj: unknown): boolean {
+  UNUSUAL_NUMBER.lastIndex = 0;
+  for (let m = UNUSUAL_NUMBER.exec(text); m; m = UNUSUAL_NUMBER.exec(text)) {
+    const lit = m[0];
+    if (/[.eE]/.test(lit) || (lit.match(/\d/g)?.length ?? 0) > 15) return false;
+    // NOTE: the delimiter that ended this token may start the next one.
+    UNUSUAL_NUMBER.lastIndex = m.index + lit.length - 1;
+  }
+  let keys = 0;
+  KEY_END.lastIndex = 0;
+  while (KEY_END.exec(text)) keys++;
+  return keys === keyCount(obj);
+}
+
 /**
  * Validates `obj` (a decoded body of the message `messageName`, e.g. `k8s.io.api.core.v1.Pod`)
  * against the type model. Guarantees: every field absent from the schema is listed in
@@ -777,7 +813,7 @@ export function checkFields(messageName: string, obj: unknown, rawJson?: string,
   const root = planFor(messageName, true);
   const walk = new Walk(opts.prune ?? false);
   let scan: RawScan | undefined;
-  if (rawJson !== undefined) {
+  if (rawJson !== undefined && !plainJson(rawJson, obj)) {
     try {
       scan = scanRaw(rawJson);
     } catch {

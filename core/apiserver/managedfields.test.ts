@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { updateManagedFields, type ManagedFieldsEntry } from './managedfields.ts';
+import { fieldLeaves, leafChanges, updateManagedFields, type ManagedFieldsEntry } from './managedfields.ts';
 
 const POD = 'k8s.io.api.core.v1.Pod';
 
@@ -38,4 +38,51 @@ describe('updateManagedFields on a status update', () => {
     const out = updateManagedFields({ old, obj, manager: 'kubelet', apiVersion: 'v1', time: 't4', messageName: POD, subresource: 'status' });
     assert.deepEqual(out, [{ ...kubelet, time: 't4', fieldsV1: { 'f:status': { 'f:phase': {} } } }]);
   });
+});
+
+describe('leafChanges equals diffing the full leaf maps', () => {
+  const base = () => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p', resourceVersion: '7', labels: { app: 'a', tier: 'web' }, annotations: { note: 'x' }, managedFields: [kubelet] },
+    spec: {
+      nodeName: 'n1',
+      containers: [
+        { name: 'app', image: 'img:1', ports: [{ containerPort: 80, protocol: 'TCP' }], resources: { requests: { cpu: '100m' } } },
+        { name: 'side', image: 'side:1' },
+      ],
+      volumes: [{ name: 'v', emptyDir: {} }],
+      nodeSelector: { disk: 'ssd' },
+    },
+    status: { phase: 'Pending', conditions: [{ type: 'Ready', status: 'False' }] },
+  });
+  const cases: [string, (p: any) => void][] = [
+    ['a scalar', (p) => (p.spec.nodeName = 'n2')],
+    ['a label added and one removed', (p) => { p.metadata.labels.new = 'y'; delete p.metadata.labels.tier; }],
+    ['a keyed list item changed', (p) => (p.spec.containers[1].image = 'side:2')],
+    ['a keyed list item removed', (p) => p.spec.containers.pop()],
+    ['keyed list items reordered', (p) => p.spec.containers.reverse()],
+    ['an empty struct replaced', (p) => (p.spec.volumes[0] = { name: 'v', hostPath: { path: '/x' } })],
+    ['a nested struct emptied', (p) => (p.spec.containers[0].resources = {})],
+    ['a map removed entirely', (p) => delete p.spec.nodeSelector],
+    ['system metadata only', (p) => { p.metadata.resourceVersion = '8'; p.metadata.managedFields = []; }],
+    ['a status condition', (p) => (p.status.conditions[0].status = 'True')],
+    ['status phase and new field', (p) => { p.status.phase = 'Running'; p.status.podIP = '10.0.0.1'; }],
+  ];
+  for (const scope of ['main', 'status'] as const) {
+    for (const [title, mutate] of cases) {
+      it(`${title} (${scope})`, () => {
+        const old = base();
+        const obj = base();
+        mutate(obj);
+        const before = fieldLeaves(old, POD, scope);
+        const after = fieldLeaves(obj, POD, scope);
+        const changed = [...after].filter(([k, v]) => before.get(k) !== v).map(([k]) => k).sort();
+        const removed = [...before.keys()].filter((k) => !after.has(k)).sort();
+        const got = leafChanges(old, obj, POD, scope);
+        assert.deepEqual([...got.changed].sort(), changed);
+        assert.deepEqual([...got.removed].sort(), removed);
+      });
+    }
+  }
 });

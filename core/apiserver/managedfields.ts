@@ -1,3 +1,4 @@
+import { deepEqual } from '../machinery/deepequal.ts';
 import { jsonFields, patchMetaFor } from './patchmeta.ts';
 import { typeModel, type MessageModel } from './typemodel.ts';
 
@@ -104,6 +105,60 @@ function walk(value: unknown, msg: MessageModel | undefined, path: string, out: 
   }
 }
 
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/**
+ * The leaves that differ between `old` and `obj` (both objects of message `msg` at `path`):
+ * `changed` gets the leaves of `obj` whose value is new or different, `removed` the leaves of
+ * `old` that `obj` lacks — exactly what comparing {@link walk}'s full leaf maps gives, but equal
+ * members are skipped with one structural comparison and only differing ones are walked, so an
+ * update that changes one field costs little more than the comparison.
+ */
+function diffLeaves(old: Record<string, unknown>, obj: Record<string, unknown>, msg: MessageModel | undefined, path: string, scope: 'main' | 'status' | 'all', changed: Set<string>, removed: Set<string>): void {
+  const top = path === '';
+  const visit = (k: string): void => {
+    if (top && (k === 'apiVersion' || k === 'kind')) return;
+    if (top && scope === 'main' && k === 'status') return;
+    if (top && scope === 'status' && k !== 'status') return;
+    if (path === 'f:metadata' && SYSTEM_META.has(k)) return;
+    const ov = old[k];
+    const nv = obj[k];
+    // NOTE: metadata is entered without comparing it whole: its server-set members (managedFields
+    // above all) are not fields, and comparing them would cost more than the rest.
+    if (!(top && k === 'metadata' && isPlainObject(ov) && isPlainObject(nv)) && deepEqual(ov, nv)) return;
+    const field = msg ? jsonFields(msg.fullName).get(k)?.field : undefined;
+    if (field && msg && field.type.kind === 'message' && !field.mapKey && isPlainObject(ov) && isPlainObject(nv)) {
+      const meta = patchMetaFor(msg.fullName, k);
+      if (meta?.structType !== 'atomic' && meta?.mapType !== 'atomic' && Object.keys(ov).length > 0 && Object.keys(nv).length > 0) {
+        diffLeaves(ov, nv, messageOf(field.type.message), join(path, `f:${k}`), 'all', changed, removed);
+        return;
+      }
+    }
+    const before: Leaves = new Map();
+    const after: Leaves = new Map();
+    if (ov !== undefined) walk({ [k]: ov }, msg, path, before, top ? scope : 'all');
+    if (nv !== undefined) walk({ [k]: nv }, msg, path, after, top ? scope : 'all');
+    for (const [p, v] of after) if (before.get(p) !== v) changed.add(p);
+    for (const p of before.keys()) if (!after.has(p)) removed.add(p);
+  };
+  for (const k in obj) visit(k);
+  for (const k in old) if (!(k in obj)) visit(k);
+}
+
+/**
+ * The leaves (see {@link fieldLeaves}) an update from `old` to `obj` changes: `changed` are the
+ * leaves of `obj` that are new or hold another value, `removed` the leaves of `old` that `obj`
+ * lacks. Equal to diffing the two full leaf maps, at the cost of the members that differ.
+ */
+export function leafChanges(old: Record<string, unknown>, obj: Record<string, unknown>, messageName: string | undefined, scope: 'main' | 'status'): { changed: Set<string>; removed: Set<string> } {
+  const changed = new Set<string>();
+  const removed = new Set<string>();
+  diffLeaves(old, obj, messageOf(messageName), '', scope, changed, removed);
+  return { changed, removed };
+}
+
 /** Separator of the segments of the flattened field paths used by {@link fieldLeaves} and {@link fieldsV1Paths}. */
 export const FIELD_PATH_SEP = SEP;
 
@@ -195,12 +250,13 @@ export function updateManagedFields(opts: {
 }): ManagedFieldsEntry[] {
   const scope = opts.subresource === 'status' ? 'status' : 'main';
   const previous: ManagedFieldsEntry[] = Array.isArray(opts.old?.metadata?.managedFields) ? opts.old!.metadata.managedFields : [];
-  const newLeaves = leavesOf(opts.obj, opts.messageName, scope);
-  const oldLeaves = opts.old ? leavesOf(opts.old, opts.messageName, scope) : new Map<string, string>();
   const changed = new Set<string>();
-  for (const [k, v] of newLeaves) if (oldLeaves.get(k) !== v) changed.add(k);
   const removed = new Set<string>();
-  for (const k of oldLeaves.keys()) if (!newLeaves.has(k)) removed.add(k);
+  if (opts.old) {
+    const d = leafChanges(opts.old, opts.obj, opts.messageName, scope);
+    for (const k of d.changed) changed.add(k);
+    for (const k of d.removed) removed.add(k);
+  } else for (const k of leavesOf(opts.obj, opts.messageName, scope).keys()) changed.add(k);
 
   const entries: ManagedFieldsEntry[] = [];
   let mine: ManagedFieldsEntry | undefined;

@@ -14,7 +14,8 @@ import {
   type WatchOptions,
   type WatchSink,
 } from './interface.ts';
-import { WatchFanout, prefixEnd, type CatchUpSource, type FanoutWatcher, type WatchStats } from './fanout.ts';
+import { WatchFanout, type CatchUpSource, type FanoutWatcher, type WatchStats } from './fanout.ts';
+import { SortedEntries } from './sorted.ts';
 
 /** Options of {@link WatchCache}. */
 export interface WatchCacheOptions {
@@ -31,109 +32,6 @@ export interface WatchCacheOptions {
   maxHistoryBytes?: number;
   /** Slow-watcher bound: pending live events per watcher before it is terminated (default 10,000). */
   maxPendingPerWatcher?: number;
-}
-
-const CHUNK = 512;
-
-/**
- * The live KeyValues in JavaScript string order of their keys, as a list of sorted chunks (each
- * at most 2 × CHUNK entries): upsert/remove cost a binary search plus a splice of one chunk,
- * seeking costs two binary searches, and ranks (for counts) cost one pass over the chunk sizes.
- */
-class SortedEntries {
-  chunks: KeyValue[][] = [];
-  private lasts: string[] = [];
-  size = 0;
-
-  load(sorted: KeyValue[]): void {
-    this.chunks = [];
-    this.lasts = [];
-    for (let i = 0; i < sorted.length; i += CHUNK) {
-      const c = sorted.slice(i, i + CHUNK);
-      this.chunks.push(c);
-      this.lasts.push(c[c.length - 1].key);
-    }
-    this.size = sorted.length;
-  }
-
-  /** Index of the first chunk whose last key is >= key (chunks.length if none). */
-  private chunkFor(key: string): number {
-    const lasts = this.lasts;
-    let lo = 0;
-    let hi = lasts.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (lasts[mid] < key) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
-  /** Position [chunk, index] of the first key >= `key`; [chunks.length, 0] past the end. */
-  lowerBound(key: string): [number, number] {
-    const c = this.chunkFor(key);
-    if (c === this.chunks.length) return [c, 0];
-    return [c, bisect(this.chunks[c], key)];
-  }
-
-  /** Number of keys < `key`. */
-  rank(key: string): number {
-    const [c, i] = this.lowerBound(key);
-    let n = i;
-    for (let j = 0; j < c; j++) n += this.chunks[j].length;
-    return n;
-  }
-
-  /** Inserts `kv`, or replaces the entry with the same key. */
-  upsert(kv: KeyValue): void {
-    if (this.chunks.length === 0) {
-      this.chunks.push([kv]);
-      this.lasts.push(kv.key);
-      this.size = 1;
-      return;
-    }
-    let c = this.chunkFor(kv.key);
-    if (c === this.chunks.length) c--;
-    const chunk = this.chunks[c];
-    const i = bisect(chunk, kv.key);
-    if (i < chunk.length && chunk[i].key === kv.key) {
-      chunk[i] = kv;
-      return;
-    }
-    chunk.splice(i, 0, kv);
-    this.size++;
-    if (chunk.length > 2 * CHUNK) {
-      const tail = chunk.splice(CHUNK);
-      this.chunks.splice(c + 1, 0, tail);
-      this.lasts.splice(c + 1, 0, tail[tail.length - 1].key);
-    }
-    this.lasts[c] = chunk[chunk.length - 1].key;
-  }
-
-  remove(key: string): void {
-    const [c, i] = this.lowerBound(key);
-    if (c === this.chunks.length || this.chunks[c][i].key !== key) return;
-    const chunk = this.chunks[c];
-    chunk.splice(i, 1);
-    this.size--;
-    if (chunk.length === 0) {
-      this.chunks.splice(c, 1);
-      this.lasts.splice(c, 1);
-    } else {
-      this.lasts[c] = chunk[chunk.length - 1].key;
-    }
-  }
-}
-
-function bisect(a: KeyValue[], key: string): number {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (a[mid].key < key) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 function eventBytes(ev: StorageEvent): number {
@@ -294,43 +192,13 @@ export class WatchCache implements Storage {
   list(prefix: string, opts: ListOptions = {}): ListResult {
     this.assertOpen(prefix);
     if (opts.revision && opts.revision !== this.rev) return this.inner.list(prefix, opts);
-    const limit = opts.limit && opts.limit > 0 ? opts.limit : Infinity;
-    const filter = opts.filter;
-    const afterKey = opts.afterKey;
-    const entries = this.entries;
-    const chunks = entries.chunks;
-    const end = prefixEnd(prefix);
-    const [endC, endI] = end === undefined ? [chunks.length, 0] : entries.lowerBound(end);
-    let [c, i] = entries.lowerBound(afterKey !== undefined && afterKey >= prefix ? afterKey : prefix);
-    if (afterKey !== undefined && c < chunks.length && chunks[c][i].key === afterKey) i++;
-    const items: KeyValue[] = [];
-    let more = false;
-    outer: for (; c <= endC && c < chunks.length; c++, i = 0) {
-      const chunk = chunks[c];
-      const stop = c === endC ? endI : chunk.length;
-      for (; i < stop; i++) {
-        const kv = chunk[i];
-        if (filter && !filter(kv)) continue;
-        if (items.length === limit) {
-          more = true;
-          break outer;
-        }
-        items.push(kv);
-      }
-    }
-    if (filter) return { items, revision: this.rev, more };
-    let remaining = 0;
-    if (more) {
-      remaining = (end === undefined ? entries.size : entries.rank(end)) - entries.rank(items[items.length - 1].key) - 1;
-    }
-    return { items, revision: this.rev, more, remaining };
+    return { ...this.entries.page(prefix, opts), revision: this.rev };
   }
 
   /** Live keys under `prefix`, from memory. */
   count(prefix: string): number {
     this.assertOpen(prefix);
-    const end = prefixEnd(prefix);
-    return (end === undefined ? this.entries.size : this.entries.rank(end)) - this.entries.rank(prefix);
+    return this.entries.count(prefix);
   }
 
   /**
