@@ -178,3 +178,13 @@ test('duplicate fields come from the raw text, in document order together with u
   assert.deepEqual(checkFields(POD, JSON.parse(labels)).duplicateFields, []);
 });
 
+
+test('the raw scan is not skipped when a string mimics a key or a number hides in compact JSON', () => {
+  // A string holding `\":` adds a key-like sequence while a real key repeats: the counts balance only if the scan is skipped.
+  const dup = '{"metadata":{"name":"a","annotations":{"x":"say \\":\\" here"},"name":"b"}}';
+  assert.deepEqual(checkFields(POD, JSON.parse(dup), dup).duplicateFields, ['metadata.name']);
+  const compact = '{"spec":{"containers":[{"name":"c","ports":[{"containerPort":80.0}]}]}}';
+  assert.equal(checkFields(POD, JSON.parse(compact), compact).typeErrors.length, 1);
+  const longInt = '{"spec":{"containers":[{"name":"c","ports":[{"containerPort":12345678901234567}]}]}}';
+  assert.equal(checkFields(POD, JSON.parse(longInt), longInt).typeErrors.length, 1);
+});
