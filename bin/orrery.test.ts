@@ -25,6 +25,18 @@ describe('orrery CLI', () => {
     }
   });
 
+  it('simulate names the flag of a bad value', () => {
+    for (const [flag, value] of [
+      ['--storage', 'etcd'],
+      ['--realtime', '0'],
+      ['--idle', 'forever'],
+    ]) {
+      const r = run('simulate', '--nodes', '1', '--pods', '0', flag, value);
+      assert.notEqual(r.status, 0, flag);
+      assert.match(r.stderr, new RegExp(`${flag}.*${value}`), flag);
+    }
+  });
+
   it('an unknown command is refused', () => {
     const r = run('fly');
     assert.notEqual(r.status, 0);

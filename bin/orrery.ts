@@ -85,9 +85,19 @@ program
   .option('--seed <seed>', 'seed of every random stream', '1')
   .option('--trace <file>', 'write the ordered event trace to this file')
   .option('--until <duration>', 'stop at this virtual time even if pods are not all Running', seconds('--until'), 86400)
+  .option('--idle <duration>', 'after all pods run, simulate this much idle time (heartbeats, leases) and report it', seconds('--idle'), 0)
+  .option('--storage <kind>', 'the API server store: memory (revision log in memory) or sqlite (the serve store, in memory)', (v) => {
+    if (v !== 'memory' && v !== 'sqlite') throw new InvalidArgumentError(`--storage must be memory or sqlite, got "${v}"`);
+    return v;
+  }, 'memory')
+  .option('--realtime <factor>', 'pace virtual time to wall time: 1 is real time, 10 ten times faster (default: as fast as possible)', (v) => {
+    const n = Number(v);
+    if (!(n > 0 && Number.isFinite(n))) throw new InvalidArgumentError(`--realtime must be a positive number, got "${v}"`);
+    return n;
+  })
   .action(async (o) => {
     if (o.nodes < 1) throw new InvalidArgumentError('--nodes must be at least 1');
-    const summary = await runSimulation({ nodes: o.nodes, pods: o.pods, seed: o.seed, trace: Boolean(o.trace), untilMs: o.until * 1000 });
+    const summary = await runSimulation({ nodes: o.nodes, pods: o.pods, seed: o.seed, trace: Boolean(o.trace), untilMs: o.until * 1000, idleAfterMs: o.idle * 1000, storage: o.storage, realtime: o.realtime });
     const { trace, ...rest } = summary;
     if (o.trace) writeFileSync(o.trace, trace!.join('\n') + '\n');
     process.stdout.write(`${JSON.stringify(rest)}\n`);

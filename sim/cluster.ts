@@ -43,6 +43,8 @@ export interface SimulationOptions {
    * or `sqlite` (the SQLite log of `orrery serve`, in memory) — same contract, different cost.
    */
   storage?: 'memory' | 'sqlite';
+  /** Pace virtual time to wall time by this factor (1: real time); default as fast as possible. */
+  realtime?: number;
   /** After all pods run, keep simulating this much idle virtual time (heartbeats, leases) and report it. */
   idleAfterMs?: number;
 }
@@ -101,6 +103,7 @@ function sampler(spec: unknown, fallback: unknown, option: string): Distribution
 export async function runSimulation(o: SimulationOptions): Promise<SimulationSummary> {
   if (!Number.isInteger(o.nodes) || o.nodes < 1) throw new SimulationInvalid('nodes', `must be a positive integer, got ${o.nodes}`);
   if (!Number.isInteger(o.pods) || o.pods < 0) throw new SimulationInvalid('pods', `must be a non-negative integer, got ${o.pods}`);
+  if (o.realtime !== undefined && !(o.realtime > 0 && Number.isFinite(o.realtime))) throw new SimulationInvalid('realtime', `must be a positive number, got ${o.realtime}`);
   if (o.storage !== undefined && o.storage !== 'memory' && o.storage !== 'sqlite') throw new SimulationInvalid('storage', `must be memory or sqlite, got ${o.storage}`);
   const wallStart = performance.now();
   let peakRss = process.memoryUsage().rss;
@@ -214,7 +217,8 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationSum
     }
   };
   // Wait until the nodes registered, then start the load.
-  await env.run({ until: 10_000 });
+  const realtime = o.realtime ? { factor: o.realtime } : undefined;
+  await env.run({ until: 10_000, realtime });
   for (let c = 0; c < Math.min(concurrency, o.pods); c++) env.process(createLoop());
   const until = o.untilMs ?? 24 * 3600_000;
   const sampleRss = () => {
@@ -223,7 +227,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationSum
   };
   const stopAt = (target: number) => () => running >= target || env.now >= until;
   while (running < o.pods && env.now < until) {
-    await env.run({ until: stopAt(Math.min(o.pods, running + Math.max(1, Math.ceil(o.pods / 20)))) });
+    await env.run({ until: stopAt(Math.min(o.pods, running + Math.max(1, Math.ceil(o.pods / 20)))), realtime });
     sampleRss();
     if (env.pending === 0) break;
   }
@@ -246,7 +250,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationSum
   if (o.idleAfterMs && o.idleAfterMs > 0) {
     const w0 = performance.now();
     const e0 = env.eventsFired;
-    await env.run({ until: env.now + o.idleAfterMs });
+    await env.run({ until: env.now + o.idleAfterMs, realtime });
     sampleRss();
     summary.idle = { virtualSeconds: o.idleAfterMs / 1000, wallSeconds: Math.round(((performance.now() - w0) / 1000) * 1000) / 1000, events: env.eventsFired - e0 };
     summary.peakRssMB = Math.round(peakRss / 1e6);

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SimEnvironment, SimulationMisuse, type SettleMode } from './env.ts';
+import { SimEnvironment, SimulationMisuse, SimulationTooSlow, type SettleMode } from './env.ts';
+import { performance } from 'node:perf_hooks';
 import { SimClock } from './clock.ts';
 
 test('events fire at exact times, ties broken by priority then insertion order', async () => {
@@ -236,4 +237,29 @@ test('SimClock: now from the start epoch, timers and sleep on the environment', 
   await env.run();
   assert.deepEqual(log, ['negative 1000000', 'timer 1000020', 'slept 1000030']);
   assert.equal(env.now, 30);
+});
+
+test('real-time mode paces events to wall time by the factor, in the same order and at the same virtual times', async () => {
+  const fired: [number, number][] = [];
+  const env = new SimEnvironment();
+  for (const t of [0, 40, 20, 60]) env.schedule(t, () => fired.push([env.now, performance.now()]));
+  const start = performance.now();
+  const r = await env.run({ until: 80, realtime: { factor: 2 } });
+  const end = performance.now();
+  assert.deepEqual(fired.map(([v]) => v), [0, 20, 40, 60]);
+  assert.equal(r.now, 80);
+  // Lower bounds only (pacing may never fire early; it may fire late on a busy machine).
+  for (const [v, w] of fired) assert.ok(w - start >= v / 2 - 1, `event at ${v} fired ${w - start} ms after the start`);
+  assert.ok(end - start >= 80 / 2 - 1);
+});
+
+test('strict real-time mode rejects once the simulation falls behind by more than the tolerance', async () => {
+  const env = new SimEnvironment();
+  env.schedule(0, () => {
+    const until = performance.now() + 60;
+    while (performance.now() < until); // an event that takes 60 wall ms
+  });
+  env.schedule(1, () => {});
+  await assert.rejects(env.run({ realtime: { factor: 1, strict: true, toleranceMs: 20 } }), (e: unknown) => e instanceof SimulationTooSlow && e.virtualTime === 1);
+  await assert.rejects(new SimEnvironment().run({ realtime: { factor: 0 } }), SimulationMisuse);
 });

@@ -4,6 +4,7 @@
  * timers and deliveries at virtual times and lets pending promise callbacks finish before it
  * advances time. No module-level state: many environments can exist side by side.
  */
+import { performance } from 'node:perf_hooks';
 import { promiseHooks } from 'node:v8';
 
 /** A scheduled event as returned by {@link SimEnvironment.schedule}. */
@@ -68,6 +69,26 @@ export interface RunOptions {
    * `until`), or a condition checked before the first event and after each event has settled.
    */
   until?: number | (() => boolean);
+  /**
+   * Real-time pacing (SimPy's RealtimeEnvironment): an event at virtual time `t` fires no earlier
+   * than `(t - start) / factor` wall milliseconds after the run started, so `factor` 1 is wall
+   * speed and 10 is ten times faster. Waiting costs a wall timer per gap; when the simulation
+   * falls behind it simply runs as fast as it can, unless `strict`, when a lag beyond
+   * `toleranceMs` (default 100) makes the run reject with {@link SimulationTooSlow}.
+   */
+  realtime?: { factor?: number; strict?: boolean; toleranceMs?: number };
+}
+
+/** A strict real-time run fell behind wall time by more than its tolerance. */
+export class SimulationTooSlow extends Error {
+  readonly code = 'SIMULATION_TOO_SLOW';
+  constructor(
+    readonly virtualTime: number,
+    readonly lagMs: number,
+  ) {
+    super(`the simulation fell ${Math.round(lagMs)} ms behind real time at virtual time ${virtualTime} ms`);
+    this.name = 'SimulationTooSlow';
+  }
 }
 
 /** Why and where a run stopped. */
@@ -218,8 +239,13 @@ export class SimEnvironment {
     if (typeof until === 'number' && !(until >= this.t)) {
       return Promise.reject(new SimulationMisuse(`until (${until}) must not be before now (${this.t})`));
     }
+    const rt = opts.realtime;
+    const factor = rt?.factor ?? 1;
+    if (rt && !(factor > 0 && Number.isFinite(factor))) return Promise.reject(new SimulationMisuse(`realtime.factor must be a positive number, got ${factor}`));
     this.running = true;
     const startCount = this.fired;
+    const wall0 = rt ? performance.now() : 0;
+    const virtual0 = this.t;
     const always = this.settleMode === 'always';
     const stopHooks = always ? undefined : this.watchPromises();
     return new Promise<RunResult>((resolve, reject) => {
@@ -243,6 +269,14 @@ export class SimEnvironment {
           return finish(null, e);
         }
         const e = this.top();
+        if (rt && typeof until === 'number' && (!e || e.time >= until)) {
+          // NOTE: a paced run that ends at a time also ends no earlier than that time's wall moment.
+          const lag = performance.now() - (wall0 + (until - virtual0) / factor);
+          if (lag < -1) {
+            setTimeout(pump, -lag);
+            return;
+          }
+        }
         if (!e) {
           if (typeof until === 'number') this.t = until;
           return finish('exhausted');
@@ -250,6 +284,14 @@ export class SimEnvironment {
         if (typeof until === 'number' && e.time >= until) {
           this.t = until;
           return finish('time');
+        }
+        if (rt) {
+          const lag = performance.now() - (wall0 + (e.time - virtual0) / factor);
+          if (lag < -1) {
+            setTimeout(pump, -lag);
+            return;
+          }
+          if (rt.strict && lag > (rt.toleranceMs ?? 100)) return finish(null, new SimulationTooSlow(e.time, lag));
         }
         const before = this.activity;
         try {
