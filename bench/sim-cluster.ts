@@ -29,7 +29,13 @@ interface Row {
 }
 
 async function child(nodes: number, pods: number, idleMinutes: number): Promise<void> {
-  const s = await runSimulation({ nodes, pods, seed: 1, idleAfterMs: idleMinutes * 60_000 });
+  const s = await runSimulation({
+    nodes,
+    pods,
+    seed: 1,
+    idleAfterMs: idleMinutes * 60_000,
+    onProgress: (p) => process.stderr.write(`  ${new Date().toISOString()} ${JSON.stringify(p)}\n`),
+  });
   process.stdout.write(`${JSON.stringify(s)}\n`);
   process.exit(0);
 }
@@ -54,8 +60,8 @@ async function main(): Promise<void> {
   for (const nodes of o.sizes.split(',').map(Number)) {
     const pods = nodes * Number(o.podsPerNode);
     process.stderr.write(`simulating ${nodes} nodes, ${pods} pods, then ${o.idleMinutes} idle virtual minutes…\n`);
-    const r = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child', `${nodes},${pods},${o.idleMinutes}`], { encoding: 'utf8', maxBuffer: 1 << 26 });
-    if (r.status !== 0) throw new Error(`size ${nodes} failed: ${r.stderr.slice(-2000)}`);
+    const r = spawnSync(process.execPath, ['--max-old-space-size=20480', '--import', 'tsx', fileURLToPath(import.meta.url), '--child', `${nodes},${pods},${o.idleMinutes}`], { encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'] });
+    if (r.status !== 0) throw new Error(`size ${nodes} failed with status ${r.status} (see the lines above)`);
     const s = JSON.parse(r.stdout.trim().split('\n').at(-1)!);
     rows.push({ nodes, pods, wallSeconds: s.wallSeconds, virtualSeconds: s.virtualSeconds, events: s.events, podsScheduledPerWallSecond: s.podsScheduledPerWallSecond, podsScheduledPerVirtualSecond: s.podsScheduledPerVirtualSecond, peakRssMB: s.peakRssMB, idleVirtualSeconds: s.idle?.virtualSeconds ?? 0, idleWallSeconds: s.idle?.wallSeconds ?? 0 });
   }

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { ApiServer } from '../core/apiserver/handler.ts';
 import { bootstrap } from '../core/apiserver/housekeeping.ts';
+import { lookupResource } from '../core/apiserver/request.ts';
 import { Client } from '../core/client/client.ts';
 import { defaultNodeAgentConfig } from '../core/nodeagent/config.ts';
 import { NodeAgent } from '../core/nodeagent/agent.ts';
@@ -43,6 +44,8 @@ export interface SimulationOptions {
    * or `sqlite` (the SQLite log of `orrery serve`, in memory) — same contract, different cost.
    */
   storage?: 'memory' | 'sqlite';
+  /** Called after every 5% of the pods reach Running (for progress lines on long runs). */
+  onProgress?: (p: { virtualSeconds: number; wallSeconds: number; podsRunning: number; podsScheduled: number; rssMB: number }) => void;
   /** Pace virtual time to wall time by this factor (1: real time); default as fast as possible. */
   realtime?: number;
   /** After all pods run, keep simulating this much idle virtual time (heartbeats, leases) and report it. */
@@ -137,6 +140,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationSum
   let firstScheduled: { virtual: number; wall: number } | undefined;
   let lastScheduled: { virtual: number; wall: number } | undefined;
   const podPrefix = '/registry/core/pods/';
+  const podsResource = lookupResource('', 'v1', 'pods')!;
   storage.watch(
     { prefix: podPrefix, fromRevision: storage.currentRevision() },
     {
@@ -148,7 +152,8 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationSum
           bound.delete(name);
           return true;
         }
-        const pod = JSON.parse(ev.kv.value);
+        // NOTE: the decoded object the API server's own watchers share (parsed once per version).
+        const pod = api.registry.decodeShared(podsResource, ev.kv);
         // NOTE: whether the previous version was bound is remembered, not re-parsed from prevKv.
         if (pod.spec?.nodeName && !bound.has(name)) {
           bound.add(name);
@@ -229,6 +234,7 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationSum
   while (running < o.pods && env.now < until) {
     await env.run({ until: stopAt(Math.min(o.pods, running + Math.max(1, Math.ceil(o.pods / 20)))), realtime });
     sampleRss();
+    o.onProgress?.({ virtualSeconds: env.now / 1000, wallSeconds: (performance.now() - wallStart) / 1000, podsRunning: running, podsScheduled: scheduled, rssMB: Math.round(process.memoryUsage().rss / 1e6) });
     if (env.pending === 0) break;
   }
   sampleRss();
