@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { TestServer, configMap, pod } from './testing.ts';
-import { Housekeeping } from './housekeeping.ts';
+import { bootstrap, Housekeeping } from './housekeeping.ts';
 
 describe('housekeeping', () => {
   it('a deleted namespace loses its contents, then goes away', async () => {
@@ -49,5 +49,18 @@ describe('housekeeping', () => {
     assert.equal(v1.body.apiVersion, 'events.k8s.io/v1');
     assert.equal(v1.body.note, 'm');
     assert.equal(v1.body.regarding.name, 'p');
+  });
+
+  it('bootstrap creates the built-in PriorityClasses, once', async () => {
+    const s = new TestServer();
+    bootstrap(s.api.registry);
+    const list = (await s.request('GET', '/apis/scheduling.k8s.io/v1/priorityclasses')).body.items;
+    assert.deepEqual(
+      list.map((pc: any) => [pc.metadata.name, pc.value, pc.globalDefault, pc.preemptionPolicy]),
+      [
+        ['system-cluster-critical', 2000000000, false, 'PreemptLowerPriority'],
+        ['system-node-critical', 2000001000, false, 'PreemptLowerPriority'],
+      ],
+    );
   });
 });

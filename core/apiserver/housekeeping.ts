@@ -2,9 +2,11 @@ import type { Clock, TimerHandle } from '../machinery/clock.ts';
 import { StatusError } from '../machinery/status.ts';
 import type { Registry } from './registry.ts';
 import { RESOURCES, type ResourceInfo } from './resources.ts';
+import { SYSTEM_PRIORITY_CLASSES } from './strategies.ts';
 
 const NAMESPACES = RESOURCES.find((r) => r.resource === 'namespaces' && r.group === '')!;
 const SERVICES = RESOURCES.find((r) => r.resource === 'services' && r.group === '')!;
+const PRIORITY_CLASSES = RESOURCES.find((r) => r.resource === 'priorityclasses' && r.group === 'scheduling.k8s.io')!;
 const CORE_EVENTS = RESOURCES.find((r) => r.resource === 'events' && r.group === '')!;
 const STORED_NAMESPACED = RESOURCES.filter((r) => r.namespaced && r.group !== 'authorization.k8s.io' && !(r.resource === 'events' && r.group !== ''));
 
@@ -19,11 +21,18 @@ function ignoreExists(fn: () => void): void {
   }
 }
 
-/** Creates the system namespaces and the `kubernetes` Service (10.0.0.1:443) if missing. Idempotent. */
+/**
+ * Creates the system namespaces, the `kubernetes` Service (10.0.0.1:443) and the built-in
+ * PriorityClasses `system-node-critical` / `system-cluster-critical` if missing. Idempotent.
+ */
 export function bootstrap(registry: Registry, serviceIP = '10.0.0.1', securePort = 6443): void {
   const opts = { manager: 'kube-apiserver', dryRun: false };
   for (const name of SYSTEM_NAMESPACES) {
     if (!registry.storage.get(registry.key(NAMESPACES, '', name))) ignoreExists(() => registry.create(NAMESPACES, '', { metadata: { name } }, opts));
+  }
+  for (const pc of SYSTEM_PRIORITY_CLASSES) {
+    if (registry.storage.get(registry.key(PRIORITY_CLASSES, '', pc.name))) continue;
+    ignoreExists(() => registry.create(PRIORITY_CLASSES, '', { metadata: { name: pc.name }, value: pc.value, description: pc.description, globalDefault: false }, opts));
   }
   if (!registry.storage.get(registry.key(SERVICES, 'default', 'kubernetes'))) {
     ignoreExists(() =>

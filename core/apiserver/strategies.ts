@@ -1,4 +1,4 @@
-import { invalid, type StatusCause } from '../machinery/status.ts';
+import { StatusError, invalid, type StatusCause } from '../machinery/status.ts';
 import type { Strategy, StrategyContext } from './registry.ts';
 import { selectorFromLabelSelector } from '../machinery/labels.ts';
 import { deepEqualExcept } from '../machinery/deepequal.ts';
@@ -98,6 +98,64 @@ function defaultTemplate(spec: any): void {
     spec.template.metadata ??= {};
     defaultPodSpec(spec.template.spec);
   }
+}
+
+// ---- Pod priority admission -------------------------------------------------------------
+
+/** The storage prefix of PriorityClasses (cluster-scoped, group scheduling.k8s.io). */
+const PRIORITY_CLASS_PREFIX = '/registry/scheduling.k8s.io/priorityclasses/';
+
+/** Kubernetes' built-in PriorityClasses, which the API server creates at start (see `bootstrap`). */
+export const SYSTEM_PRIORITY_CLASSES: readonly { name: string; value: number; description: string }[] = [
+  { name: 'system-node-critical', value: 2000001000, description: 'Used for system critical pods that must not be moved from their current node.' },
+  { name: 'system-cluster-critical', value: 2000000000, description: 'Used for system critical pods that must run in the cluster, but can be moved to another node if necessary.' },
+];
+
+function podForbidden(obj: any, why: string): StatusError {
+  const name = obj.metadata?.name ?? '';
+  return new StatusError(403, 'Forbidden', `pods "${name}" is forbidden: ${why}`, { name, kind: 'pods' });
+}
+
+/**
+ * The Priority admission plugin on pod create, as Kubernetes runs it: a named
+ * `spec.priorityClassName` must exist (403 `no PriorityClass with name X was found`); without a
+ * name the `globalDefault` class (the lowest-valued one if several) is used and named, and without
+ * one the priority is 0. `spec.priority` and `spec.preemptionPolicy` are set from the class; a pod
+ * that sets either to something else than the class computes is refused with 403.
+ */
+export function admitPodPriority(obj: any, ctx: StrategyContext): void {
+  const spec = obj.spec;
+  let priority = 0;
+  let policy: string | undefined = 'PreemptLowerPriority';
+  if (spec.priorityClassName) {
+    const kv = ctx.registry.storage.get(PRIORITY_CLASS_PREFIX + spec.priorityClassName);
+    if (!kv) throw podForbidden(obj, `no PriorityClass with name ${spec.priorityClassName} was found`);
+    const pc = JSON.parse(kv.value);
+    priority = pc.value;
+    policy = pc.preemptionPolicy;
+  } else {
+    let best: any;
+    for (const kv of ctx.registry.storage.list(PRIORITY_CLASS_PREFIX).items) {
+      const pc = JSON.parse(kv.value);
+      if (pc.globalDefault === true && (!best || pc.value < best.value)) best = pc;
+    }
+    if (best) {
+      spec.priorityClassName = best.metadata.name;
+      priority = best.value;
+      policy = best.preemptionPolicy;
+    }
+  }
+  if (spec.priority !== undefined && spec.priority !== null && spec.priority !== priority) {
+    throw podForbidden(obj, `the integer value of priority (${spec.priority}) must not be provided in pod spec; priority admission controller computed ${priority} from the given PriorityClass name`);
+  }
+  spec.priority = priority;
+  if (policy) {
+    if (spec.preemptionPolicy !== undefined && spec.preemptionPolicy !== null && spec.preemptionPolicy !== policy) {
+      throw podForbidden(obj, `the string value of PreemptionPolicy (${spec.preemptionPolicy}) must not be provided in pod spec; priority admission controller computed ${policy} from the given PriorityClass name`);
+    }
+    spec.preemptionPolicy = policy;
+  }
+  spec.preemptionPolicy ??= 'PreemptLowerPriority';
 }
 
 // ---- Services: cluster IPs and node ports -------------------------------------------------
@@ -313,13 +371,12 @@ export function buildStrategies(alloc: ServiceAllocation): Map<string, Strategy>
   });
   m.set('/pods', {
     returnDeletedObject: true,
-    prepareForCreate(obj) {
+    prepareForCreate(obj, ctx) {
       obj.spec ??= {};
       defaultPodSpec(obj.spec);
       obj.spec.serviceAccountName ??= obj.spec.serviceAccount ?? 'default';
       obj.spec.serviceAccount = obj.spec.serviceAccountName;
-      obj.spec.priority ??= 0;
-      obj.spec.preemptionPolicy ??= 'PreemptLowerPriority';
+      admitPodPriority(obj, ctx);
       obj.spec.tolerations ??= [];
       for (const key of ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable']) {
         if (!obj.spec.tolerations.some((t: any) => t.key === key)) obj.spec.tolerations.push({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 });

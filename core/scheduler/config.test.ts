@@ -34,3 +34,23 @@ test('invalid configurations are rejected', () => {
   assert.throws(() => parseSchedulerConfig('kind: Foo'), SchedulerConfigInvalid);
   assert.throws(() => parseSchedulerConfig('apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles: [{schedulerName: a}, {schedulerName: a}]'), /Duplicate value: "a"/);
 });
+
+test('DefaultPreemption: enabled by default, pluginConfig arguments, disabled in postFilter', () => {
+  const head = 'apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n';
+  const c = parseSchedulerConfig(`${head}profiles:
+- schedulerName: default-scheduler
+- schedulerName: tuned
+  pluginConfig:
+  - name: DefaultPreemption
+    args: {minCandidateNodesPercentage: 20, minCandidateNodesAbsolute: 5}
+- schedulerName: never
+  plugins:
+    postFilter:
+      disabled: [{name: DefaultPreemption}]
+`);
+  assert.deepEqual(c.profiles.map((p) => p.preemption), [{}, { minCandidateNodesPercentage: 20, minCandidateNodesAbsolute: 5 }, false]);
+  const bad = (args: string) => `${head}profiles:\n- pluginConfig:\n  - name: DefaultPreemption\n    args: ${args}\n`;
+  assert.throws(() => parseSchedulerConfig(bad('{minCandidateNodesPercentage: 101}')), /profiles\[0\]\.pluginConfig\[0\]\.args\.minCandidateNodesPercentage: Invalid value: 101: not in valid range \[0, 100\]/);
+  assert.throws(() => parseSchedulerConfig(bad('{minCandidateNodesAbsolute: -1}')), /minCandidateNodesAbsolute: Invalid value: -1/);
+  assert.throws(() => parseSchedulerConfig(bad('{minCandidateNodesPercentage: 0, minCandidateNodesAbsolute: 0}')), /cannot be zero at the same time as minCandidateNodesAbsolute/);
+});

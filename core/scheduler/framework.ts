@@ -1,5 +1,7 @@
 import type { Rng } from '../machinery/rng.ts';
 import { newPodInfo, type NodeInfo } from './nodeinfo.ts';
+import type { PreemptionConfig } from './preemption.ts';
+import { podPriority } from './queue.ts';
 import { DEFAULT_FILTER_PLUGINS, DEFAULT_SCORE_PLUGINS, defaultPluginRegistry, type CycleState, type Plugin, type PluginContext } from './plugins.ts';
 
 /** Below this many nodes every node is searched (Kubernetes' minFeasibleNodesToFind). */
@@ -23,6 +25,12 @@ export function numFeasibleNodesToFind(percentageOfNodesToScore: number, numAllN
   return n < MIN_FEASIBLE_NODES_TO_FIND ? MIN_FEASIBLE_NODES_TO_FIND : n;
 }
 
+/** Why a filter rejected one node: the plugin and its reasons (Kubernetes' wording). */
+export interface NodeFailure {
+  plugin: string;
+  reasons: string[];
+}
+
 /** One scheduling attempt's outcome: where the pod goes, or why it cannot go anywhere. */
 export interface ScheduleResult {
   /** The chosen node, when the pod fits somewhere. */
@@ -38,6 +46,8 @@ export interface ScheduleResult {
   message?: string;
   /** Plugins that rejected at least one node. */
   unschedulablePlugins: string[];
+  /** When no node is feasible: why each node was rejected (the input of preemption). */
+  nodeFailures?: Map<string, NodeFailure>;
 }
 
 /** Which plugins a profile runs (names from the registry) and its search breadth. */
@@ -47,6 +57,8 @@ export interface ProfileConfig {
   score?: { name: string; weight: number }[];
   /** 0 = adaptive (Kubernetes' default). */
   percentageOfNodesToScore?: number;
+  /** The DefaultPreemption PostFilter's arguments; `false` disables preemption. Default: enabled with Kubernetes' defaults. */
+  preemption?: PreemptionConfig | false;
 }
 
 /** Kubernetes' FitError text: `0/N nodes are available: <count reason>, … .` with reasons sorted. */
@@ -67,6 +79,8 @@ export class Profile {
   readonly filters: Plugin[];
   readonly scorers: { plugin: Plugin; weight: number }[];
   readonly percentageOfNodesToScore: number;
+  /** DefaultPreemption's arguments, or undefined when preemption is disabled. */
+  readonly preemption: PreemptionConfig | undefined;
   private nextStartNodeIndex = 0;
 
   constructor(
@@ -83,6 +97,47 @@ export class Profile {
     this.filters = (config.filter ?? DEFAULT_FILTER_PLUGINS).map(get);
     this.scorers = (config.score ?? DEFAULT_SCORE_PLUGINS).map((s) => ({ plugin: get(s.name), weight: s.weight }));
     this.percentageOfNodesToScore = config.percentageOfNodesToScore ?? 0;
+    this.preemption = config.preemption === false ? undefined : (config.preemption ?? {});
+  }
+
+  /** A fresh cycle state for `pod` with every PreFilter run over `ctx.allNodes`. */
+  newCycleState(pod: any, ctx: PluginContext): CycleState {
+    const state: CycleState = new Map();
+    state.set('podInfo', newPodInfo(pod));
+    for (const f of this.filters) f.preFilter?.(state, pod, ctx);
+    return state;
+  }
+
+  /** Runs the filters in order on one node; the first rejection, or undefined when the node fits. */
+  runFilters(state: CycleState, pod: any, node: NodeInfo): NodeFailure | undefined {
+    for (const f of this.filters) {
+      const reasons = f.filter?.(state, pod, node);
+      if (reasons) return { plugin: f.name, reasons };
+    }
+    return undefined;
+  }
+
+  /**
+   * Kubernetes' RunFilterPluginsWithNominatedPods: when pods of equal or higher priority than
+   * `pod` are nominated to the node (`ctx.nominatedPodsOn`), the node must fit `pod` both with
+   * them added and without them; otherwise the filters run once. A lower-priority pod therefore
+   * never takes the room a higher-priority preemptor is waiting for.
+   */
+  filterWithNominatedPods(state: CycleState, pod: any, node: NodeInfo, ctx: PluginContext): NodeFailure | undefined {
+    const nominated = ctx.nominatedPodsOn?.(node.name);
+    if (nominated && nominated.length > 0) {
+      const prio = podPriority(pod);
+      const self = state.get('podInfo') as { key: string } | undefined;
+      const uid = pod?.metadata?.uid;
+      const add = nominated.filter((pi) => podPriority(pi.pod) >= prio && pi.key !== self?.key && (!uid || pi.pod?.metadata?.uid !== uid));
+      if (add.length > 0) {
+        const withNominated = node.clone();
+        for (const pi of add) withNominated.addPod(pi);
+        const failed = this.runFilters(state, pod, withNominated);
+        if (failed) return failed;
+      }
+    }
+    return this.runFilters(state, pod, node);
   }
 
   /** Every plugin the profile uses, deduplicated. */
@@ -90,35 +145,42 @@ export class Profile {
     return [...new Set([...this.filters, ...this.scorers.map((s) => s.plugin)])];
   }
 
-  /** Finds a node for `pod` among `ctx.allNodes` (does not change any state but the search start). */
+  /**
+   * Finds a node for `pod` among `ctx.allNodes` (does not change any state but the search start).
+   * A pod with `status.nominatedNodeName` gets that node when it passes the filters, without a
+   * search (Kubernetes' evaluateNominatedNode). Nominated pods count as in
+   * {@link filterWithNominatedPods}.
+   */
   schedule(pod: any, ctx: PluginContext): ScheduleResult {
     const nodes = ctx.allNodes;
     const total = nodes.length;
-    const state: CycleState = new Map();
-    state.set('podInfo', newPodInfo(pod));
     if (total === 0) return { totalNodes: 0, evaluatedNodes: 0, feasibleNodes: 0, message: fitErrorMessage(0, new Map()), unschedulablePlugins: [] };
-    for (const f of this.filters) f.preFilter?.(state, pod, ctx);
+    const state = this.newCycleState(pod, ctx);
+    const nominatedName = pod?.status?.nominatedNodeName;
+    if (nominatedName) {
+      const nominated = nodes.find((n) => n.name === nominatedName);
+      if (nominated && !this.filterWithNominatedPods(state, pod, nominated, ctx)) {
+        return { totalNodes: total, evaluatedNodes: 1, feasibleNodes: 1, unschedulablePlugins: [], node: nominatedName, scores: {}, totalScore: 0 };
+      }
+    }
     const want = numFeasibleNodesToFind(this.percentageOfNodesToScore, total);
     const feasible: NodeInfo[] = [];
     const reasons = new Map<string, number>();
     const rejecting = new Set<string>();
+    const nodeFailures = new Map<string, NodeFailure>();
     let evaluated = 0;
     for (; evaluated < total && feasible.length < want; evaluated++) {
       const node = nodes[(this.nextStartNodeIndex + evaluated) % total];
-      let failed: string[] | undefined;
-      for (const f of this.filters) {
-        failed = f.filter?.(state, pod, node);
-        if (failed) {
-          rejecting.add(f.name);
-          break;
-        }
-      }
-      if (failed) for (const r of failed) reasons.set(r, (reasons.get(r) ?? 0) + 1);
-      else feasible.push(node);
+      const failed = this.filterWithNominatedPods(state, pod, node, ctx);
+      if (failed) {
+        rejecting.add(failed.plugin);
+        nodeFailures.set(node.name, failed);
+        for (const r of failed.reasons) reasons.set(r, (reasons.get(r) ?? 0) + 1);
+      } else feasible.push(node);
     }
     this.nextStartNodeIndex = (this.nextStartNodeIndex + evaluated) % total;
     const base = { totalNodes: total, evaluatedNodes: evaluated, feasibleNodes: feasible.length, unschedulablePlugins: [...rejecting].sort() };
-    if (feasible.length === 0) return { ...base, message: fitErrorMessage(total, reasons) };
+    if (feasible.length === 0) return { ...base, message: fitErrorMessage(total, reasons), nodeFailures };
     if (feasible.length === 1) return { ...base, node: feasible[0].name, scores: {}, totalScore: 0 };
     const totals = new Array<number>(feasible.length).fill(0);
     const perPlugin: number[][] = [];

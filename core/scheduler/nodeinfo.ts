@@ -247,6 +247,15 @@ export class NodeInfo {
     return true;
   }
 
+  /** An independent copy (same Node object and PodInfos) that can be changed without touching this one. */
+  clone(): NodeInfo {
+    const c = new NodeInfo(this.name);
+    c.node = this.node;
+    c.allocatable = this.allocatable;
+    for (const pi of this.pods.values()) c.addPod(pi);
+    return c;
+  }
+
   /** Every host port used by the pods on this node. */
   usedPorts(): HostPort[] {
     const out: HostPort[] = [];

@@ -14,6 +14,8 @@ export interface PluginContext {
   allNodes: NodeInfo[];
   /** Labels of a namespace (for namespaceSelector in pod affinity terms). */
   namespaceLabels(ns: string): Record<string, string> | undefined;
+  /** Pods nominated (by preemption) to run on a node, not yet bound; none when absent. */
+  nominatedPodsOn?(nodeName: string): PodInfo[];
 }
 
 /**

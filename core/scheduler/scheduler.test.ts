@@ -66,7 +66,7 @@ test('pods are bound by resources, taints and node affinity; consecutive decisio
   assert.equal(await h.nodeOf('b'), undefined);
   const failed = h.decisions.find((d) => d.pod === 'default/b')!;
   assert.equal(failed.result, 'Unschedulable');
-  assert.equal(failed.message, '0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 2 Insufficient cpu.');
+  assert.equal(failed.message, '0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, 2 Insufficient cpu. preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod.');
   // tolerating the taint and requiring a label only the tainted node has
   await h.srv.request('PATCH', '/api/v1/nodes/tainted', { metadata: { labels: { accel: 'yes' } } }, { 'content-type': 'application/merge-patch+json' });
   await h.addPod('c', {
@@ -92,7 +92,7 @@ test('an unschedulable pod gets PodScheduled=False and an event, and is retried 
   const cond = p.status.conditions.find((c: any) => c.type === 'PodScheduled');
   assert.equal(cond.status, 'False');
   assert.equal(cond.reason, 'Unschedulable');
-  assert.equal(cond.message, '0/1 nodes are available: 1 Insufficient cpu.');
+  assert.equal(cond.message, '0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.');
   const evs = (await h.srv.request('GET', '/api/v1/namespaces/default/events')).body.items;
   const ev = evs.find((e: any) => e.reason === 'FailedScheduling');
   assert.ok(ev, 'FailedScheduling event');
@@ -126,7 +126,7 @@ test('host port conflicts and pods for other schedulers', async () => {
   const nodes = [await h.nodeOf('p1'), await h.nodeOf('p2')].sort();
   assert.deepEqual(nodes, ['n1', 'n2']);
   assert.equal(await h.nodeOf('p3'), undefined);
-  assert.match(h.decisions.find((d) => d.pod === 'default/p3')!.message!, /^0\/2 nodes are available: 2 node\(s\) didn't have free ports for the requested pod ports\.$/);
+  assert.match(h.decisions.find((d) => d.pod === 'default/p3')!.message!, /^0\/2 nodes are available: 2 node\(s\) didn't have free ports for the requested pod ports\. preemption: 0\/2 nodes are available: 2 No preemption victims found for incoming pod\.$/);
   assert.equal(await h.nodeOf('other'), undefined);
   assert.equal(h.decisions.filter((d) => d.pod === 'default/other').length, 0);
   await h.sched.stop();
@@ -162,6 +162,92 @@ test('topology spread across zones and required anti-affinity', async () => {
   assert.equal(bound.length, 4);
   assert.equal(new Set(bound).size, 4);
   const fail = h.decisions.find((d) => d.result === 'Unschedulable' && d.pod.startsWith('default/db-'))!;
-  assert.equal(fail.message, "0/4 nodes are available: 4 node(s) didn't match pod anti-affinity rules.");
+  assert.equal(fail.message, "0/4 nodes are available: 4 node(s) didn't match pod anti-affinity rules. preemption: 0/4 nodes are available: 4 No preemption victims found for incoming pod.");
+  await h.sched.stop();
+});
+
+test('a high-priority pod preempts lower-priority pods, holds the room against a later low pod, and is bound there', async () => {
+  const h = await setup();
+  await h.addNode('n1', { cpu: '2' });
+  await h.addNode('n2', { cpu: '2' });
+  for (const [name, value] of [['low', 10], ['high', 1000]] as const) {
+    const r = await h.srv.request('POST', '/apis/scheduling.k8s.io/v1/priorityclasses', { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name }, value });
+    assert.equal(r.status, 201, JSON.stringify(r.body));
+  }
+  await h.sched.start();
+  for (let i = 0; i < 4; i++) await h.addPod(`low-${i}`, { ...requests('1'), priorityClassName: 'low' });
+  await h.settle(async () => h.decisions.filter((d) => d.result === 'Scheduled').length >= 4);
+  const before: Record<string, string> = {};
+  for (let i = 0; i < 4; i++) before[`low-${i}`] = (await h.nodeOf(`low-${i}`))!;
+
+  await h.addPod('vip', { ...requests('2'), priorityClassName: 'high' });
+  await h.settle(async () => !!(await h.getPod('vip')).status?.nominatedNodeName);
+  const vip = await h.getPod('vip');
+  assert.equal(vip.spec.priority, 1000);
+  const target = vip.status.nominatedNodeName;
+  assert.ok(target === 'n1' || target === 'n2');
+  const expectedVictims = Object.keys(before).filter((n) => before[n] === target).sort();
+  assert.equal(expectedVictims.length, 2);
+  const decision = h.decisions.find((d) => d.pod === 'default/vip')!;
+  assert.equal(decision.result, 'Unschedulable');
+  assert.deepEqual({ ...decision.preemption!, victims: [...decision.preemption!.victims].sort() }, { node: target, victims: expectedVictims.map((n) => `default/${n}`), numPDBViolations: 0 });
+  assert.equal(h.sched.stats.preemptions, 1);
+  for (const name of Object.keys(before)) {
+    const p = await h.getPod(name);
+    if (expectedVictims.includes(name)) {
+      assert.ok(p.metadata.deletionTimestamp, `${name} is being deleted`);
+      assert.equal(p.metadata.deletionGracePeriodSeconds, 30, 'victims get their own grace period');
+      const dt = p.status.conditions.find((c: any) => c.type === 'DisruptionTarget');
+      assert.equal(dt?.reason, 'PreemptionByScheduler');
+    } else assert.equal(p.metadata.deletionTimestamp, undefined);
+  }
+  const events = (await h.srv.request('GET', '/api/v1/namespaces/default/events')).body.items.filter((e: any) => e.reason === 'Preempted');
+  assert.deepEqual(events.map((e: any) => e.involvedObject.name).sort(), expectedVictims);
+  assert.equal(events[0].message, `Preempted by pod ${vip.metadata.uid} on node ${target}`);
+
+  // the node agent finishes the victims' termination
+  for (const name of expectedVictims) {
+    const r = await h.srv.request('DELETE', `/api/v1/namespaces/default/pods/${name}`, { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0 });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+  }
+  await h.settle();
+  // a low-priority pod arriving now must not take the room the preemptor waits for
+  await h.addPod('late', { ...requests('1'), priorityClassName: 'low' });
+  await h.settle(async () => h.decisions.some((d) => d.pod === 'default/late'));
+  assert.equal(await h.nodeOf('late'), undefined);
+  assert.match(h.decisions.find((d) => d.pod === 'default/late')!.message!, /^0\/2 nodes are available: 2 Insufficient cpu\. preemption: /);
+  for (let i = 0; i < 5 && !(await h.nodeOf('vip')); i++) {
+    h.srv.clock.step(1000);
+    await h.settle(async () => (await h.nodeOf('vip')) !== undefined);
+  }
+  assert.equal(await h.nodeOf('vip'), target);
+  assert.equal(h.decisions.filter((d) => d.pod === 'default/vip').at(-1)!.result, 'Scheduled');
+  assert.equal(h.sched.nominator.size, 0);
+  assert.equal(await h.nodeOf('late'), undefined);
+  assert.deepEqual(h.errors, []);
+  await h.sched.stop();
+});
+
+test('a higher-priority preemptor takes over the node: the lower nominated pod loses its nomination', async () => {
+  const h = await setup();
+  await h.addNode('n1', { cpu: '2' });
+  for (const [name, value] of [['low', 10], ['mid', 100], ['high', 1000]] as const) {
+    await h.srv.request('POST', '/apis/scheduling.k8s.io/v1/priorityclasses', { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name }, value });
+  }
+  await h.sched.start();
+  await h.addPod('low', { ...requests('2'), priorityClassName: 'low' });
+  await h.settle(async () => (await h.nodeOf('low')) === 'n1');
+  await h.addPod('mid', { ...requests('2'), priorityClassName: 'mid' });
+  await h.settle(async () => (await h.getPod('mid')).status?.nominatedNodeName === 'n1');
+  assert.equal(h.sched.nominator.nodeOf(await h.getPod('mid')), 'n1');
+  await h.addPod('high', { ...requests('2'), priorityClassName: 'high' });
+  await h.settle(async () => (await h.getPod('high')).status?.nominatedNodeName === 'n1' && !(await h.getPod('mid')).status?.nominatedNodeName);
+  assert.equal((await h.getPod('high')).status.nominatedNodeName, 'n1');
+  assert.equal((await h.getPod('mid')).status.nominatedNodeName, undefined);
+  assert.deepEqual(h.sched.nominator.podsOn('n1').map((pi) => pi.key), ['default/high']);
+  assert.deepEqual(h.decisions.filter((d) => d.preemption).map((d) => [d.pod, d.preemption!.victims]), [
+    ['default/mid', ['default/low']],
+    ['default/high', ['default/low']],
+  ]);
   await h.sched.stop();
 });

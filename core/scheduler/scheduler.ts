@@ -4,15 +4,16 @@ import { SharedInformerFactory, type Informer } from '../client/informer.ts';
 import type { Clock } from '../machinery/clock.ts';
 import type { Rng } from '../machinery/rng.ts';
 import { Profile, type ProfileConfig, type ScheduleResult } from './framework.ts';
-import { SchedulerCache } from './nodeinfo.ts';
+import { podKey, SchedulerCache } from './nodeinfo.ts';
+import { Nominator, preempt } from './preemption.ts';
 import { defaultPluginRegistry, type Plugin, type PluginContext } from './plugins.ts';
-import { SchedulingQueue, type ClusterEvent, type QueuedPodInfo } from './queue.ts';
+import { podPriority, SchedulingQueue, type ClusterEvent, type QueuedPodInfo } from './queue.ts';
 
 /** The scheduler name pods get when they name none. */
 export const DEFAULT_SCHEDULER_NAME = 'default-scheduler';
 
 /** A record of one scheduling attempt, for reports. */
-export interface SchedulingDecision extends Omit<ScheduleResult, 'unschedulablePlugins'> {
+export interface SchedulingDecision extends Omit<ScheduleResult, 'unschedulablePlugins' | 'nodeFailures'> {
   /** Clock time of the attempt (ms). */
   time: number;
   /** `namespace/name`. */
@@ -23,6 +24,8 @@ export interface SchedulingDecision extends Omit<ScheduleResult, 'unschedulableP
   result: 'Scheduled' | 'Unschedulable' | 'BindingFailed';
   /** Why the pod is unschedulable (Kubernetes' wording) or why binding failed. */
   message?: string;
+  /** When the failed pod preempted others: the node it is now nominated to and the victims (`namespace/name`). */
+  preemption?: { node: string; victims: string[]; numPDBViolations: number };
 }
 
 /** Options of a {@link Scheduler}. */
@@ -56,6 +59,7 @@ const PODS = { group: '', version: 'v1', resource: 'pods' };
 const NODES = { group: '', version: 'v1', resource: 'nodes' };
 const NAMESPACES = { group: '', version: 'v1', resource: 'namespaces' };
 const EVENTS = { group: '', version: 'v1', resource: 'events' };
+const PDBS = { group: 'policy', version: 'v1', resource: 'poddisruptionbudgets' };
 
 function isTerminal(pod: any): boolean {
   return pod?.status?.phase === 'Succeeded' || pod?.status?.phase === 'Failed';
@@ -73,7 +77,12 @@ function nodeChangedForScheduling(oldNode: any, node: any): boolean {
  * next cycle sees it, and binds it through `POST pods/NAME/binding` without blocking the next
  * cycle. An unschedulable pod gets `PodScheduled=False` reason `Unschedulable` with Kubernetes'
  * message and a FailedScheduling event, and is retried after a relevant cluster event or its
- * backoff. Every attempt produces a {@link SchedulingDecision}.
+ * backoff. Before that, Kubernetes' DefaultPreemption runs (unless the profile disables it): when
+ * deleting lower-priority pods on some node lets the pod fit, the pod is nominated to that node
+ * (`status.nominatedNodeName`), the victims are deleted with their own grace period, and
+ * lower-priority pods nominated there lose their nomination; nominated pods hold their room
+ * against pods of lower or equal priority until they are bound. Every attempt produces a
+ * {@link SchedulingDecision}.
  */
 export class Scheduler {
   readonly cache = new SchedulerCache();
@@ -82,11 +91,14 @@ export class Scheduler {
   readonly informers: SharedInformerFactory;
   /** The most recent decisions, oldest first. */
   readonly decisions: SchedulingDecision[] = [];
+  /** Pods waiting for the room their preemption makes. */
+  readonly nominator = new Nominator();
   /** Totals since start. */
-  readonly stats = { attempts: 0, scheduled: 0, unschedulable: 0, bindingFailures: 0 };
+  readonly stats = { attempts: 0, scheduled: 0, unschedulable: 0, bindingFailures: 0, preemptions: 0, preemptionVictims: 0 };
   private readonly podInformer: Informer;
   private readonly nodeInformer: Informer;
   private readonly nsInformer: Informer;
+  private readonly pdbInformer: Informer;
   private readonly pods: ResourceClient;
   private readonly events: ResourceClient;
   private readonly bindings = new Set<Promise<void>>();
@@ -107,6 +119,7 @@ export class Scheduler {
     this.podInformer = this.informers.informerFor(PODS);
     this.nodeInformer = this.informers.informerFor(NODES);
     this.nsInformer = this.informers.informerFor(NAMESPACES);
+    this.pdbInformer = this.informers.informerFor(PDBS);
     this.pods = opts.client.resource(PODS);
     this.events = opts.client.resource(EVENTS);
     this.nodeInformer.addEventHandler({
@@ -137,17 +150,22 @@ export class Scheduler {
 
   private podAdded(pod: any): void {
     if (pod.spec?.nodeName) {
+      this.nominator.delete(pod);
       this.queue.delete(pod);
       this.cache.addOrUpdatePod(pod);
       if (!isTerminal(pod)) this.queue.moveAllToActiveOrBackoffQueue('AssignedPodAdd');
       return;
     }
-    if (this.responsibleFor(pod) && !pod.metadata?.deletionTimestamp && !isTerminal(pod) && !this.cache.isAssumed(pod)) this.queue.add(pod);
+    if (this.responsibleFor(pod) && !pod.metadata?.deletionTimestamp && !isTerminal(pod) && !this.cache.isAssumed(pod)) {
+      this.nominator.update(undefined, pod);
+      this.queue.add(pod);
+    }
   }
 
   private podUpdated(old: any, pod: any): void {
     if (pod.spec?.nodeName) {
       const wasAssigned = !!old.spec?.nodeName;
+      this.nominator.delete(pod);
       this.queue.delete(pod);
       this.cache.addOrUpdatePod(pod);
       if (!wasAssigned) this.queue.moveAllToActiveOrBackoffQueue('AssignedPodAdd');
@@ -156,11 +174,17 @@ export class Scheduler {
       return;
     }
     if (!this.responsibleFor(pod) || this.cache.isAssumed(pod)) return;
-    if (pod.metadata?.deletionTimestamp || isTerminal(pod)) this.queue.delete(pod);
-    else this.queue.update(old, pod);
+    if (pod.metadata?.deletionTimestamp || isTerminal(pod)) {
+      this.nominator.delete(pod);
+      this.queue.delete(pod);
+    } else {
+      this.nominator.update(old, pod);
+      this.queue.update(old, pod);
+    }
   }
 
   private podDeleted(pod: any): void {
+    this.nominator.delete(pod);
     this.queue.delete(pod);
     if (pod.spec?.nodeName || this.cache.nodeOf(pod)) {
       this.cache.removePod(pod);
@@ -186,7 +210,7 @@ export class Scheduler {
     if (!this.opts.informers) await this.informers.shutdown();
   }
 
-  /** Resolves when no binding is in flight. */
+  /** Resolves when no binding (nor preemption's API calls) is in flight. */
   async bindingsSettled(): Promise<void> {
     while (this.bindings.size > 0) await Promise.allSettled([...this.bindings]);
   }
@@ -209,6 +233,7 @@ export class Scheduler {
     return {
       allNodes: this.cache.list(),
       namespaceLabels: (ns) => this.nsInformer.store.get('', ns)?.metadata?.labels,
+      nominatedPodsOn: (node) => this.nominator.podsOn(node),
     };
   }
 
@@ -232,21 +257,93 @@ export class Scheduler {
     qpi.pod = cur;
     const schedulerName = cur.spec?.schedulerName || DEFAULT_SCHEDULER_NAME;
     const profile = this.profiles.get(schedulerName)!;
-    const result = profile.schedule(cur, this.context());
+    const ctx = this.context();
+    const result = profile.schedule(cur, ctx);
     this.stats.attempts++;
     const base = { time: this.opts.clock.now(), pod: qpi.key, schedulerName, attempt: qpi.attempts, totalNodes: result.totalNodes, evaluatedNodes: result.evaluatedNodes, feasibleNodes: result.feasibleNodes };
     if (!result.node) {
       this.stats.unschedulable++;
-      this.record({ ...base, result: 'Unschedulable', message: result.message });
+      let message = result.message;
+      let preemption: SchedulingDecision['preemption'];
+      let nominatedNodeName: string | null | undefined;
+      if (profile.preemption && result.nodeFailures) {
+        const out = preempt({
+          pod: cur,
+          profile,
+          ctx,
+          nodeFailures: result.nodeFailures,
+          pdbs: this.pdbInformer.store.list(),
+          nominatedNode: this.nominator.nodeOf(cur) ?? cur.status?.nominatedNodeName,
+          rng: this.opts.rng,
+          now: this.opts.clock.now(),
+          config: profile.preemption,
+        });
+        if (out.status === 'Preempted') {
+          const { node, victims, numPDBViolations } = out.candidate;
+          const prio = podPriority(cur);
+          const lowerNominated = this.nominator.podsOn(node).filter((pi) => pi.key !== qpi.key && podPriority(pi.pod) < prio);
+          for (const pi of lowerNominated) this.nominator.delete(pi.pod);
+          this.nominator.add(cur, node);
+          nominatedNodeName = node;
+          preemption = { node, victims: victims.map(podKey), numPDBViolations };
+          this.stats.preemptions++;
+          this.stats.preemptionVictims += victims.length;
+          this.track(this.preparePreemption(cur, node, victims, lowerNominated.map((pi) => pi.pod), schedulerName));
+        } else {
+          message = `${message} ${out.message}`;
+          if (out.status === 'NoCandidates' && (this.nominator.nodeOf(cur) || cur.status?.nominatedNodeName)) {
+            this.nominator.delete(cur);
+            nominatedNodeName = null;
+          }
+        }
+      }
+      this.record({ ...base, result: 'Unschedulable', message, ...(preemption ? { preemption } : {}) });
       this.queue.addUnschedulableIfNotPresent(qpi, cycle, result.unschedulablePlugins.length > 0 ? result.unschedulablePlugins : ['NoNodes']);
-      void this.reportUnschedulable(cur, result, schedulerName);
+      void this.reportUnschedulable(cur, message ?? '', schedulerName, nominatedNodeName);
       return;
     }
+    this.nominator.delete(cur);
     this.cache.assumePod(cur, result.node);
     this.queue.done(qpi.key);
-    const p = this.bind(cur, qpi, cycle, result, base, schedulerName);
+    this.track(this.bind(cur, qpi, cycle, result, base, schedulerName));
+  }
+
+  private track(p: Promise<void>): void {
     this.bindings.add(p);
     void p.finally(() => this.bindings.delete(p));
+  }
+
+  /**
+   * Kubernetes' prepareCandidate: each victim gets a DisruptionTarget condition and is deleted
+   * with its own grace period (a Preempted event on it); lower-priority pods nominated to the node
+   * lose their `status.nominatedNodeName`.
+   */
+  private async preparePreemption(pod: any, node: string, victims: any[], lowerNominated: any[], schedulerName: string): Promise<void> {
+    const ignoreNotFound = (err: unknown) => {
+      if (!isNotFound(err)) this.opts.onError?.(err);
+    };
+    const now = new Date(this.opts.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    await Promise.all(
+      victims.map(async (v) => {
+        const pods = this.pods.namespace(v.metadata.namespace);
+        const condition = { type: 'DisruptionTarget', status: 'True', reason: 'PreemptionByScheduler', message: `${schedulerName}: preempting to accommodate a higher priority pod`, lastTransitionTime: now };
+        try {
+          await pods.patch(v.metadata.name, { status: { conditions: [condition] } }, 'strategic', { subresource: 'status' });
+          await pods.delete(v.metadata.name, { preconditions: { uid: v.metadata.uid } });
+          this.recordEvent(v, 'Normal', 'Preempted', `Preempted by pod ${pod.metadata.uid} on node ${node}`, schedulerName, 'Preempting');
+        } catch (err) {
+          ignoreNotFound(err);
+        }
+      }),
+    );
+    await Promise.all(
+      lowerNominated.map((p) =>
+        this.pods
+          .namespace(p.metadata.namespace)
+          .patch(p.metadata.name, { status: { nominatedNodeName: null } }, 'merge', { subresource: 'status' })
+          .then(() => undefined, ignoreNotFound),
+      ),
+    );
   }
 
   private async bind(pod: any, qpi: QueuedPodInfo, cycle: number, result: ScheduleResult, base: Omit<SchedulingDecision, 'result'>, schedulerName: string): Promise<void> {
@@ -269,20 +366,23 @@ export class Scheduler {
     this.recordEvent(pod, 'Normal', 'Scheduled', `Successfully assigned ${ns}/${pod.metadata.name} to ${node}`, schedulerName);
   }
 
-  private async reportUnschedulable(pod: any, result: ScheduleResult, schedulerName: string): Promise<void> {
-    const message = result.message ?? '';
+  /** Records FailedScheduling and sets PodScheduled=False; `nominatedNodeName` sets (string) or clears (null) the nomination. */
+  private async reportUnschedulable(pod: any, message: string, schedulerName: string, nominatedNodeName?: string | null): Promise<void> {
     this.recordEvent(pod, 'Warning', 'FailedScheduling', message, schedulerName);
     const existing = (pod.status?.conditions ?? []).find((c: any) => c.type === 'PodScheduled');
-    if (existing && existing.status === 'False' && existing.reason === 'Unschedulable' && existing.message === message) return;
+    const nominationUnchanged = nominatedNodeName === undefined || (pod.status?.nominatedNodeName ?? null) === nominatedNodeName;
+    if (nominationUnchanged && existing && existing.status === 'False' && existing.reason === 'Unschedulable' && existing.message === message) return;
     const condition = { type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message, lastProbeTime: null, lastTransitionTime: new Date(this.opts.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z') };
+    const status: Record<string, unknown> = { conditions: [condition] };
+    if (nominatedNodeName !== undefined) status.nominatedNodeName = nominatedNodeName;
     try {
-      await this.pods.namespace(pod.metadata.namespace).patch(pod.metadata.name, { status: { conditions: [condition] } }, 'strategic', { subresource: 'status' });
+      await this.pods.namespace(pod.metadata.namespace).patch(pod.metadata.name, { status }, 'strategic', { subresource: 'status' });
     } catch (err) {
       if (!isNotFound(err)) this.opts.onError?.(err);
     }
   }
 
-  private recordEvent(pod: any, type: string, reason: string, message: string, schedulerName: string): void {
+  private recordEvent(pod: any, type: string, reason: string, message: string, schedulerName: string, action = 'Scheduling'): void {
     if (this.opts.recordEvents === false) return;
     const now = this.opts.clock.now();
     const ts = new Date(now).toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -302,7 +402,7 @@ export class Scheduler {
       count: 1,
       reportingComponent: schedulerName,
       reportingInstance: this.opts.identity ?? schedulerName,
-      action: 'Scheduling',
+      action,
     };
     this.events
       .namespace(ns)
