@@ -6,9 +6,11 @@ import { parseQuantity } from '../machinery/quantity.ts';
 import { isAlreadyExists, isConflict, isNotFound, type Client, type ResourceClient } from '../client/client.ts';
 import { Informer } from '../client/informer.ts';
 import { TokenBucketRateLimiter } from '../client/ratelimit.ts';
+import { EventRecorder, type EventType, type ObjectReference } from '../client/events.ts';
 import { WorkQueue, runWorkers, ItemExponentialFailureRateLimiter } from '../client/workqueue.ts';
 import { nodeAllocatable, type NodeAgentConfiguration, type NodeAllocatable } from './config.ts';
-import { normalizeImage, type ContainerRuntime } from './runtime.ts';
+import { formatDuration } from './duration.ts';
+import { normalizeImage, type ContainerRuntime, type ProbeKind, type ProbeResult } from './runtime.ts';
 
 /** The kubelet version every simulated node reports. */
 export const KUBELET_VERSION = 'v1.27.0';
@@ -51,6 +53,12 @@ export interface NodeAgentOptions {
   podWorkers?: number;
   /** Told about failed API calls and syncs (which are retried, never fatal). */
   onError?(err: unknown): void;
+  /**
+   * Where the agent records Events (Pulling, Started, Unhealthy, NodeReady, …). Default: a recorder
+   * of component `kubelet` on this node with `eventRecordQPS`/`eventBurst` from the config;
+   * `false` records none (large simulations).
+   */
+  events?: EventRecorder | false;
 }
 
 type ContainerPhase = 'waiting' | 'running' | 'terminated';
@@ -64,8 +72,27 @@ interface Termination {
   containerID?: string;
 }
 
+/** One probe of a running container, as the kubelet's prober worker keeps it. */
+interface ProbeWorker {
+  kind: ProbeKind;
+  spec: any;
+  timer?: TimerHandle;
+  successRun: number;
+  failureRun: number;
+}
+
 interface ContainerState {
   spec: any;
+  /** An init container (run to completion before the app containers). */
+  init: boolean;
+  /** `spec.containers{name}` / `spec.initContainers{name}`, the Events' fieldPath. */
+  fieldPath: string;
+  /** Startup probe passed (true at start without one). */
+  started: boolean;
+  /** Readiness: started and, with a readiness probe, its last thresholded result succeeded. */
+  ready: boolean;
+  /** Probe workers of the current run; undefined for containers without probes. */
+  probes?: ProbeWorker[];
   phase: ContainerPhase;
   waitingReason: string;
   waitingMessage?: string;
@@ -90,6 +117,11 @@ interface PodState {
   pod: any;
   gen: number;
   containers: ContainerState[];
+  initContainers: ContainerState[];
+  /** Init containers first, then app containers. */
+  all: ContainerState[];
+  /** Every init container completed successfully (never reset). */
+  initialized: boolean;
   podIP?: string;
   startTime: number;
   terminating: boolean;
@@ -252,6 +284,21 @@ function memoryRequest(container: any): number {
  *   at a time: image pulls through {@link ImagePuller}, container starts through the runtime,
  *   phases Pending → Running → Succeeded/Failed, restarts per restartPolicy with backoff
  *   (10 s doubling to 5 min, measured from the container's exit), status via `PATCH pods/x/status`.
+ * - Init containers run one at a time in spec order, each to exit 0, before any app container;
+ *   a failed one restarts with the same backoff unless restartPolicy is Never (the pod then fails).
+ *   Until they are done the pod is Pending, `Initialized` is False (ContainersNotInitialized) and
+ *   not-yet-started containers wait with reason PodInitializing; `initContainerStatuses` is reported.
+ * - Probes (startup, liveness, readiness) of a running container are first run at
+ *   startedAt + initialDelaySeconds, then every periodSeconds (from each probe's start), with
+ *   outcomes from the runtime; a result counts after successThreshold/failureThreshold consecutive
+ *   ones; a probe slower than timeoutSeconds fails at the timeout. The startup probe runs alone
+ *   until it succeeds (`started`); readiness drives `ready` and the Ready/ContainersReady
+ *   conditions (without one, a container is ready once started); a failed liveness or startup
+ *   probe stops the container (exit 143, 137 past the grace period) and it restarts per
+ *   restartPolicy with backoff. Containers without probes get no probe timers.
+ * - Events as the kubelet records them (Starting, Node* condition changes, Pulling, Pulled, Failed,
+ *   BackOff, ErrImageNeverPull, Created, Started, Killing, Unhealthy, Evicted,
+ *   EvictionThresholdMet) through an {@link EventRecorder}; `events: false` turns them off.
  * - Graceful deletion: containers stop after min(deletionGracePeriodSeconds, the runtime's stop
  *   time) and deletion is confirmed with `DELETE ?gracePeriodSeconds=0` and a uid precondition.
  * - Static pods from `staticPodPath` (through the injected fs) are published as mirror pods
@@ -272,6 +319,9 @@ export class NodeAgent {
   private readonly informer: Informer;
   private readonly queue: WorkQueue<string>;
   private readonly puller: ImagePuller;
+  /** The agent's Event recorder (undefined: events are off). */
+  readonly recorder?: EventRecorder;
+  private readonly nodeRef: ObjectReference;
   private readonly pods = new Map<string, PodState>();
   private readonly timers = new Set<TimerHandle>();
   private ipam?: PodIPAllocator;
@@ -301,6 +351,34 @@ export class NodeAgent {
     this.informer = new Informer(this.podsClient, { clock: this.clock, fieldSelector: `spec.nodeName=${opts.nodeName}`, onError: (e) => this.report(e) });
     this.queue = new WorkQueue<string>({ clock: this.clock, rateLimiter: new ItemExponentialFailureRateLimiter<string>(200, 10_000) });
     this.puller = new ImagePuller(opts.runtime, this.clock, opts.config);
+    this.nodeRef = { kind: 'Node', name: opts.nodeName, uid: opts.nodeName };
+    if (opts.events !== false) {
+      this.recorder =
+        opts.events ??
+        new EventRecorder({
+          client: opts.client,
+          clock: this.clock,
+          component: 'kubelet',
+          host: opts.nodeName,
+          qps: opts.config.eventRecordQPS,
+          burst: opts.config.eventBurst,
+          onError: (e) => this.report(e),
+        });
+    }
+  }
+
+  private nodeEvent(type: EventType, reason: string, message: string): void {
+    this.recorder?.event(this.nodeRef, type, reason, message);
+  }
+
+  private podEvent(ps: PodState, c: ContainerState | undefined, type: EventType, reason: string, message: string): void {
+    const r = this.recorder;
+    if (!r) return;
+    const m = ps.pod.metadata;
+    const ref: ObjectReference = { apiVersion: 'v1', kind: 'Pod', namespace: m.namespace, name: m.name, uid: m.uid };
+    if (m.resourceVersion) ref.resourceVersion = m.resourceVersion;
+    if (c) ref.fieldPath = c.fieldPath;
+    r.event(ref, type, reason, message);
   }
 
   private report(err: unknown): void {
@@ -326,6 +404,7 @@ export class NodeAgent {
   async start(): Promise<void> {
     if (this.started) return;
     this.started = true;
+    this.nodeEvent('Normal', 'Starting', 'Starting kubelet.');
     await this.registerWithRetry();
     if (this.stopped) return;
     this.ipam = new PodIPAllocator(this.o.podCIDR ?? (this.config.podCIDR || this.registeredPodCIDR || this.derivedPodCIDR()));
@@ -478,6 +557,10 @@ export class NodeAgent {
   private condition(type: string, status: string, reason: string, message: string, now: number): any {
     const prev = this.nodeConditionTimes.get(type);
     const time = prev && prev.status === status ? prev.time : now;
+    if (!prev || prev.status !== status) {
+      const eventReason = reason.replace(/^Kubelet/, 'Node');
+      this.nodeEvent('Normal', eventReason, `Node ${this.nodeName} status is now: ${eventReason}`);
+    }
     this.nodeConditionTimes.set(type, { status, time });
     return { type, status, lastHeartbeatTime: formatTime(now), lastTransitionTime: formatTime(time), reason, message };
   }
@@ -551,12 +634,15 @@ export class NodeAgent {
 
   // ---- pods ------------------------------------------------------------------------------------
 
-  private newPodState(pod: any): PodState {
-    const now = this.clock.now();
-    const containers: ContainerState[] = (pod.spec?.containers ?? []).map((spec: any) => ({
+  private newContainerState(spec: any, init: boolean, waitingReason: string): ContainerState {
+    return {
       spec,
-      phase: 'waiting' as ContainerPhase,
-      waitingReason: 'ContainerCreating',
+      init,
+      fieldPath: `${init ? 'spec.initContainers' : 'spec.containers'}{${spec.name}}`,
+      started: false,
+      ready: false,
+      phase: 'waiting',
+      waitingReason,
       busy: false,
       attempts: 0,
       restartCount: 0,
@@ -565,13 +651,24 @@ export class NodeAgent {
       pullBackoffMs: RESTART_BACKOFF_INITIAL_MS,
       nextPullAt: 0,
       memoryBytes: 0,
-    }));
+    };
+  }
+
+  private newPodState(pod: any): PodState {
+    const now = this.clock.now();
+    const initSpecs: any[] = pod.spec?.initContainers ?? [];
+    const waiting = initSpecs.length > 0 ? 'PodInitializing' : 'ContainerCreating';
+    const initContainers = initSpecs.map((spec) => this.newContainerState(spec, true, waiting));
+    const containers: ContainerState[] = (pod.spec?.containers ?? []).map((spec: any) => this.newContainerState(spec, false, waiting));
     const ps: PodState = {
       key: podKey(pod),
       uid: pod.metadata.uid,
       pod,
       gen: 0,
       containers,
+      initContainers,
+      all: initContainers.length ? [...initContainers, ...containers] : containers,
+      initialized: initContainers.length === 0,
       startTime: pod.status?.startTime ? Date.parse(pod.status.startTime) : now,
       terminating: false,
       deleteSent: false,
@@ -584,7 +681,10 @@ export class NodeAgent {
 
   private forgetPod(ps: PodState): void {
     ps.gen++;
-    for (const c of ps.containers) this.cancel(c.timer);
+    for (const c of ps.all) {
+      this.cancel(c.timer);
+      this.stopProbes(c);
+    }
     this.cancel(ps.wakeTimer);
     this.releaseIP(ps);
     this.pods.delete(ps.key);
@@ -631,7 +731,7 @@ export class NodeAgent {
     const status = this.podStatus(ps);
     if (isTerminalPhase(status.phase) && !ps.terminating) this.releaseIP(ps);
     await this.writeStatus(ps, status);
-    if (ps.terminating && ps.containers.every((c) => c.phase !== 'running' && !c.busy) && !ps.deleteSent) {
+    if (ps.terminating && ps.all.every((c) => c.phase !== 'running' && !c.busy) && !ps.deleteSent) {
       ps.deleteSent = true;
       await this.confirmDeletion(pod);
     }
@@ -649,41 +749,69 @@ export class NodeAgent {
     const policy = ps.pod.spec?.restartPolicy ?? 'Always';
     const t = c.terminated ?? c.lastTerminated;
     if (!t) return true;
+    if (c.init && t.exitCode === 0) return false;
     if (policy === 'Always') return true;
     if (policy === 'OnFailure') return t.exitCode !== 0;
     return false;
   }
 
+  private static succeeded(c: ContainerState): boolean {
+    return c.phase === 'terminated' && c.terminated!.exitCode === 0;
+  }
+
+  /** Starts what should run now: the first unfinished init container, else every app container. */
   private ensureContainers(ps: PodState): void {
     const now = this.clock.now();
+    if (!ps.initialized) {
+      for (const c of ps.initContainers) {
+        if (NodeAgent.succeeded(c)) continue;
+        if (c.phase === 'running' || c.busy) return;
+        if (c.attempts > 0 && !this.restartable(ps, c)) return;
+        this.ensureContainer(ps, c, now);
+        return;
+      }
+      ps.initialized = true;
+    }
     for (const c of ps.containers) {
       if (c.phase === 'running' || c.busy) continue;
       if (c.attempts > 0 && !this.restartable(ps, c)) continue;
-      if (now < c.nextStartAt) {
-        if (c.terminated) {
-          c.lastTerminated = c.terminated;
-          c.terminated = undefined;
-          c.phase = 'waiting';
-        }
-        c.waitingReason = 'CrashLoopBackOff';
-        c.waitingMessage = `back-off ${Math.round(c.backoffMs / 2000)}s restarting failed container=${c.spec.name} pod=${ps.pod.metadata.name}_${ps.pod.metadata.namespace}(${ps.uid})`;
-        this.wake(ps, c.nextStartAt);
-        continue;
-      }
-      void this.startContainer(ps, c);
+      this.ensureContainer(ps, c, now);
     }
+  }
+
+  private ensureContainer(ps: PodState, c: ContainerState, now: number): void {
+    if (now < c.nextStartAt) {
+      if (c.terminated) {
+        c.lastTerminated = c.terminated;
+        c.terminated = undefined;
+        c.phase = 'waiting';
+      }
+      c.waitingReason = 'CrashLoopBackOff';
+      const podName = `${ps.pod.metadata.name}_${ps.pod.metadata.namespace}(${ps.uid})`;
+      c.waitingMessage = `back-off ${Math.round(c.backoffMs / 2000)}s restarting failed container=${c.spec.name} pod=${podName}`;
+      this.podEvent(ps, c, 'Warning', 'BackOff', `Back-off restarting failed container ${c.spec.name} in pod ${podName}`);
+      this.wake(ps, c.nextStartAt);
+      return;
+    }
+    void this.startContainer(ps, c);
   }
 
   private async startContainer(ps: PodState, c: ContainerState): Promise<void> {
     const gen = ps.gen;
     const image: string = c.spec.image;
     const policy: string = c.spec.imagePullPolicy ?? defaultPullPolicy(image);
+    let requeue = true;
     c.busy = true;
     try {
       if (policy === 'Never' && !this.o.runtime.hasImage(image)) {
         c.phase = 'waiting';
         c.waitingReason = 'ErrImageNeverPull';
         c.waitingMessage = `Container image "${image}" is not present with pull policy of Never`;
+        this.podEvent(ps, c, 'Warning', 'ErrImageNeverPull', c.waitingMessage);
+        this.podEvent(ps, c, 'Warning', 'Failed', 'Error: ErrImageNeverPull');
+        // NOTE: retried on the next sync or after the initial backoff, not by re-queueing at once (a hot loop).
+        this.wake(ps, this.clock.now() + RESTART_BACKOFF_INITIAL_MS);
+        requeue = false;
         return;
       }
       if (policy === 'Always' || !this.o.runtime.hasImage(image)) {
@@ -691,22 +819,34 @@ export class NodeAgent {
         if (now < c.nextPullAt) {
           c.waitingReason = 'ImagePullBackOff';
           c.waitingMessage = `Back-off pulling image "${image}"`;
+          this.podEvent(ps, c, 'Normal', 'BackOff', c.waitingMessage);
+          this.podEvent(ps, c, 'Warning', 'Failed', 'Error: ImagePullBackOff');
           this.wake(ps, c.nextPullAt);
+          requeue = false;
           return;
         }
+        if (this.recorder) this.podEvent(ps, c, 'Normal', 'Pulling', `Pulling image "${image}"`);
         try {
           await this.puller.pull(image);
           c.pullBackoffMs = RESTART_BACKOFF_INITIAL_MS;
+          if (this.recorder) {
+            const took = formatDuration(this.clock.now() - now);
+            this.podEvent(ps, c, 'Normal', 'Pulled', `Successfully pulled image "${image}" in ${took} (${took} including waiting)`);
+          }
         } catch (err) {
           if (gen !== ps.gen) return;
           c.phase = 'waiting';
           c.waitingReason = 'ErrImagePull';
           c.waitingMessage = (err as Error).message;
+          this.podEvent(ps, c, 'Warning', 'Failed', `Failed to pull image "${image}": ${c.waitingMessage}`);
+          this.podEvent(ps, c, 'Warning', 'Failed', 'Error: ErrImagePull');
           c.nextPullAt = this.clock.now() + c.pullBackoffMs;
           this.wake(ps, c.nextPullAt);
           c.pullBackoffMs = Math.min(c.pullBackoffMs * 2, RESTART_BACKOFF_MAX_MS);
           return;
         }
+      } else if (this.recorder) {
+        this.podEvent(ps, c, 'Normal', 'Pulled', `Container image "${image}" already present on machine`);
       }
       if (gen !== ps.gen) return;
       const attempt = c.attempts++;
@@ -717,6 +857,8 @@ export class NodeAgent {
       if (c.terminated) c.lastTerminated = c.terminated;
       c.terminated = undefined;
       if (!res.ok) {
+        this.podEvent(ps, c, 'Normal', 'Created', `Created container ${c.spec.name}`);
+        this.podEvent(ps, c, 'Warning', 'Failed', `Error: ${res.message}`);
         this.containerExited(ps, c, { exitCode: 128, reason: res.reason, message: res.message, finishedAt: now });
         return;
       }
@@ -725,6 +867,10 @@ export class NodeAgent {
       c.startedAt = now;
       c.waitingReason = '';
       c.waitingMessage = undefined;
+      if (this.recorder) {
+        this.podEvent(ps, c, 'Normal', 'Created', `Created container ${c.spec.name}`);
+        this.podEvent(ps, c, 'Normal', 'Started', `Started container ${c.spec.name}`);
+      }
       const run = this.o.runtime.containerRun(ps.pod, c.spec, attempt);
       if (run.durationMs !== undefined) {
         const exitCode = run.exitCode ?? 0;
@@ -735,15 +881,19 @@ export class NodeAgent {
           this.queue.add(ps.key);
         });
       }
+      this.startProbes(ps, c);
     } finally {
       c.busy = false;
-      if (gen === ps.gen || ps.terminating) this.queue.add(ps.key);
+      if (requeue && (gen === ps.gen || ps.terminating)) this.queue.add(ps.key);
     }
   }
 
   private containerExited(ps: PodState, c: ContainerState, t: Omit<Termination, 'startedAt' | 'containerID'>): void {
     const startedAt = c.phase === 'running' ? c.startedAt : undefined;
+    this.stopProbes(c);
     c.phase = 'terminated';
+    c.ready = false;
+    c.started = false;
     c.terminated = { ...t, startedAt, containerID: c.containerID };
     if (startedAt !== undefined && t.finishedAt - startedAt >= 2 * RESTART_BACKOFF_MAX_MS) c.backoffMs = RESTART_BACKOFF_INITIAL_MS;
     if (!ps.terminating && this.restartable(ps, c)) {
@@ -752,14 +902,142 @@ export class NodeAgent {
     }
   }
 
+  // ---- probes ----------------------------------------------------------------------------------
+
+  /**
+   * Starts the probe workers of a container that just started: the startup probe alone when there
+   * is one (liveness and readiness wait for it), else liveness and readiness. A container without
+   * probes gets no workers and no timers.
+   */
+  private startProbes(ps: PodState, c: ContainerState): void {
+    const spec = c.spec;
+    c.started = !spec.startupProbe;
+    c.ready = c.started && !spec.readinessProbe;
+    if (c.init || !(spec.startupProbe || spec.livenessProbe || spec.readinessProbe)) return;
+    c.probes = [];
+    if (spec.startupProbe) this.startProbe(ps, c, 'startup');
+    else this.startLivenessAndReadiness(ps, c);
+  }
+
+  private startLivenessAndReadiness(ps: PodState, c: ContainerState): void {
+    if (c.spec.livenessProbe) this.startProbe(ps, c, 'liveness');
+    if (c.spec.readinessProbe) this.startProbe(ps, c, 'readiness');
+  }
+
+  private startProbe(ps: PodState, c: ContainerState, kind: ProbeKind): void {
+    const spec = c.spec[`${kind}Probe`];
+    const w: ProbeWorker = { kind, spec, successRun: 0, failureRun: 0 };
+    c.probes!.push(w);
+    const firstAt = c.startedAt! + (spec.initialDelaySeconds ?? 0) * 1000;
+    this.scheduleProbe(ps, c, w, Math.max(0, firstAt - this.clock.now()));
+  }
+
+  private scheduleProbe(ps: PodState, c: ContainerState, w: ProbeWorker, ms: number): void {
+    const gen = ps.gen;
+    const run = c.attempts;
+    w.timer = this.after(ms, () => {
+      w.timer = undefined;
+      if (gen !== ps.gen || run !== c.attempts || c.phase !== 'running' || !c.probes?.includes(w)) return;
+      this.runProbe(ps, c, w);
+    });
+  }
+
+  private stopProbes(c: ContainerState): void {
+    if (!c.probes) return;
+    for (const w of c.probes) this.cancel(w.timer);
+    c.probes = undefined;
+  }
+
+  private runProbe(ps: PodState, c: ContainerState, w: ProbeWorker): void {
+    const startedAt = this.clock.now();
+    const periodMs = (w.spec.periodSeconds ?? 10) * 1000;
+    const timeoutMs = (w.spec.timeoutSeconds ?? 1) * 1000;
+    let result: ProbeResult = this.o.runtime.probe?.(ps.pod, c.spec, w.kind, c.restartCount) ?? { ok: true };
+    const latency = result.latencyMs ?? 0;
+    if (latency > timeoutMs) result = { ok: false, output: `probe timed out after ${w.spec.timeoutSeconds ?? 1}s` };
+    const finish = () => {
+      if (!c.probes?.includes(w)) return;
+      const next = this.probeResult(ps, c, w, result);
+      if (next) this.scheduleProbe(ps, c, w, Math.max(0, startedAt + periodMs - this.clock.now()));
+    };
+    if (latency > 0) {
+      const gen = ps.gen;
+      const run = c.attempts;
+      w.timer = this.after(Math.min(latency, timeoutMs), () => {
+        w.timer = undefined;
+        if (gen === ps.gen && run === c.attempts && c.phase === 'running') finish();
+      });
+    } else finish();
+  }
+
+  /** Applies one probe outcome with the thresholds; returns whether this worker keeps probing. */
+  private probeResult(ps: PodState, c: ContainerState, w: ProbeWorker, r: ProbeResult): boolean {
+    const label = w.kind === 'startup' ? 'Startup' : w.kind === 'liveness' ? 'Liveness' : 'Readiness';
+    if (r.ok) {
+      w.successRun++;
+      w.failureRun = 0;
+    } else {
+      w.failureRun++;
+      w.successRun = 0;
+      this.podEvent(ps, c, 'Warning', 'Unhealthy', `${label} probe failed: ${r.output ?? ''}`);
+    }
+    const success = r.ok && w.successRun >= (w.kind === 'readiness' ? (w.spec.successThreshold ?? 1) : 1);
+    const failure = !r.ok && w.failureRun >= (w.spec.failureThreshold ?? 3);
+    if (w.kind === 'readiness') {
+      const ready = success ? true : failure ? false : c.ready;
+      if (ready !== c.ready) {
+        c.ready = ready;
+        this.queue.add(ps.key);
+      }
+      return true;
+    }
+    if (failure) {
+      this.killContainer(ps, c, `Container ${c.spec.name} failed ${w.kind} probe, will be restarted`);
+      return false;
+    }
+    if (w.kind === 'startup' && success) {
+      this.cancel(w.timer);
+      c.probes = c.probes!.filter((x) => x !== w);
+      c.started = true;
+      c.ready = !c.spec.readinessProbe;
+      this.startLivenessAndReadiness(ps, c);
+      this.queue.add(ps.key);
+      return false;
+    }
+    return true;
+  }
+
+  /** Stops a running container for a failed liveness/startup probe; it restarts per restartPolicy with backoff. */
+  private killContainer(ps: PodState, c: ContainerState, message: string): void {
+    this.podEvent(ps, c, 'Normal', 'Killing', message);
+    this.stopProbes(c);
+    this.cancel(c.timer);
+    c.ready = false;
+    const gen = ps.gen;
+    const run = c.attempts;
+    const graceMs = (ps.pod.spec?.terminationGracePeriodSeconds ?? 30) * 1000;
+    const stopMs = this.o.runtime.stopDuration(ps.pod, c.spec);
+    const killed = stopMs > graceMs;
+    c.timer = this.after(Math.min(stopMs, graceMs), () => {
+      c.timer = undefined;
+      if (gen !== ps.gen || run !== c.attempts || c.phase !== 'running') return;
+      this.containerExited(ps, c, { exitCode: killed ? 137 : 143, reason: 'Error', finishedAt: this.clock.now() });
+      this.queue.add(ps.key);
+    });
+    this.queue.add(ps.key);
+  }
+
+  // ---- termination and status ------------------------------------------------------------------
+
   private beginTermination(ps: PodState): void {
     ps.terminating = true;
     ps.gen++;
     this.cancel(ps.wakeTimer);
     const graceMs = (ps.pod.metadata.deletionGracePeriodSeconds ?? ps.pod.spec?.terminationGracePeriodSeconds ?? 30) * 1000;
     const gen = ps.gen;
-    for (const c of ps.containers) {
+    for (const c of ps.all) {
       this.cancel(c.timer);
+      this.stopProbes(c);
       if (c.phase !== 'running') {
         if (c.phase === 'waiting') {
           c.phase = 'terminated';
@@ -767,6 +1045,7 @@ export class NodeAgent {
         }
         continue;
       }
+      this.podEvent(ps, c, 'Normal', 'Killing', `Stopping container ${c.spec.name}`);
       const stopMs = this.o.runtime.stopDuration(ps.pod, c.spec);
       const killed = stopMs > graceMs;
       c.timer = this.after(Math.min(stopMs, graceMs), () => {
@@ -780,6 +1059,14 @@ export class NodeAgent {
 
   private podPhase(ps: PodState): string {
     if (ps.evicted) return 'Failed';
+    if (ps.terminating) {
+      if (ps.all.every((c) => c.phase !== 'running' && !c.busy)) {
+        return ps.containers.every((c) => c.phase !== 'terminated' || c.terminated!.exitCode === 0) ? 'Succeeded' : 'Failed';
+      }
+    } else if (!ps.initialized) {
+      const failed = ps.initContainers.some((c) => c.phase === 'terminated' && c.terminated!.exitCode !== 0 && !this.restartable(ps, c));
+      return failed ? 'Failed' : 'Pending';
+    }
     let running = 0;
     let waiting = 0;
     let stopped = 0;
@@ -792,7 +1079,6 @@ export class NodeAgent {
       } else if (c.lastTerminated) stopped++;
       else waiting++;
     }
-    if (ps.terminating && running === 0 && ps.containers.every((c) => !c.busy)) return stopped === succeeded ? 'Succeeded' : 'Failed';
     if (waiting > 0) return 'Pending';
     if (running > 0) return 'Running';
     const policy = ps.pod.spec?.restartPolicy ?? 'Always';
@@ -831,11 +1117,11 @@ export class NodeAgent {
       name: c.spec.name,
       state,
       lastState: c.lastTerminated ? term(c.lastTerminated) : {},
-      ready: c.phase === 'running',
+      ready: c.init ? NodeAgent.succeeded(c) : c.phase === 'running' && c.ready,
       restartCount: c.restartCount,
       image: c.spec.image,
       imageID: c.attempts > 0 ? this.o.runtime.imageID(c.spec.image) : '',
-      started: c.phase === 'running',
+      started: !c.init && c.phase === 'running' && c.started,
     };
     if (c.containerID) cs.containerID = c.containerID;
     return cs;
@@ -850,8 +1136,15 @@ export class NodeAgent {
     const allReady = unready.length === 0 && !terminal;
     const notReadyReason = terminal ? 'PodCompleted' : 'ContainersNotReady';
     const notReadyMessage = terminal ? undefined : `containers with unready status: [${unready.join(' ')}]`;
+    let initialized: any;
+    if (ps.initialized || (terminal && ps.initContainers.every((c) => NodeAgent.succeeded(c)))) {
+      initialized = this.podCondition(ps, 'Initialized', 'True', now, terminal ? 'PodCompleted' : undefined);
+    } else {
+      const incomplete = ps.initContainers.filter((c) => !NodeAgent.succeeded(c)).map((c) => c.spec.name);
+      initialized = this.podCondition(ps, 'Initialized', 'False', now, 'ContainersNotInitialized', `containers with incomplete status: [${incomplete.join(' ')}]`);
+    }
     const conditions = [
-      this.podCondition(ps, 'Initialized', 'True', now, terminal ? 'PodCompleted' : undefined),
+      initialized,
       allReady ? this.podCondition(ps, 'Ready', 'True', now) : this.podCondition(ps, 'Ready', 'False', now, notReadyReason, notReadyMessage),
       allReady ? this.podCondition(ps, 'ContainersReady', 'True', now) : this.podCondition(ps, 'ContainersReady', 'False', now, notReadyReason, notReadyMessage),
       this.podCondition(ps, 'PodScheduled', 'True', now),
@@ -862,6 +1155,7 @@ export class NodeAgent {
       conditions,
       hostIP: this.nodeIP,
       startTime: formatTime(ps.startTime),
+      ...(ps.initContainers.length ? { initContainerStatuses: ps.initContainers.map((c) => this.containerStatus(c)) } : {}),
       containerStatuses: statuses,
       qosClass: ps.pod.status?.qosClass,
     };
@@ -904,7 +1198,7 @@ export class NodeAgent {
     const capacity = Number(parseQuantity(this.resources.capacity.memory).valueInt());
     let used = 0;
     for (const ps of this.pods.values()) {
-      for (const c of ps.containers) {
+      for (const c of ps.all) {
         c.memoryBytes = c.phase === 'running' ? this.o.runtime.memoryUsage(ps.pod, c.spec) : 0;
         used += c.memoryBytes;
       }
@@ -931,16 +1225,16 @@ export class NodeAgent {
     this.memoryPressureSeen = this.clock.now();
     if (!wasUnderPressure) void this.syncNodeStatus().catch((e) => this.report(e));
     const candidates = [...this.pods.values()]
-      .filter((ps) => !ps.terminating && !ps.evicted && !ps.pod.metadata.annotations?.[MIRROR_ANNOTATION] && ps.containers.some((c) => c.phase === 'running'))
+      .filter((ps) => !ps.terminating && !ps.evicted && !ps.pod.metadata.annotations?.[MIRROR_ANNOTATION] && ps.all.some((c) => c.phase === 'running'))
       .map((ps) => {
-        const usage = ps.containers.reduce((a, c) => a + c.memoryBytes, 0);
+        const usage = ps.all.reduce((a, c) => a + c.memoryBytes, 0);
         const request = ps.containers.reduce((a, c) => a + memoryRequest(c.spec), 0);
         return { ps, usage, request, exceeds: usage > request, priority: ps.pod.spec?.priority ?? 0 };
       })
       .sort((a, b) => Number(b.exceeds) - Number(a.exceeds) || a.priority - b.priority || b.usage - b.request - (a.usage - a.request) || (a.ps.key < b.ps.key ? -1 : 1));
     const victim = candidates[0];
     if (!victim) return;
-    const top = victim.ps.containers.filter((c) => c.memoryBytes > 0).sort((a, b) => b.memoryBytes - a.memoryBytes)[0];
+    const top = victim.ps.all.filter((c) => c.memoryBytes > 0).sort((a, b) => b.memoryBytes - a.memoryBytes)[0];
     const ki = (n: number) => `${Math.floor(n / 1024)}Ki`;
     let message = `The node was low on resource: memory. Threshold quantity: ${this.config.evictionHard['memory.available']}, available: ${ki(available)}. `;
     if (top) message += `Container ${top.spec.name} was using ${ki(top.memoryBytes)}, request is ${memoryRequest(top.spec) ? ki(memoryRequest(top.spec)) : '0'}, has larger consumption of memory. `;
@@ -952,10 +1246,15 @@ export class NodeAgent {
     ps.gen++;
     this.cancel(ps.wakeTimer);
     const now = this.clock.now();
-    for (const c of ps.containers) {
+    this.nodeEvent('Warning', 'EvictionThresholdMet', 'Attempting to reclaim memory');
+    this.podEvent(ps, undefined, 'Warning', 'Evicted', message);
+    for (const c of ps.all) {
       this.cancel(c.timer);
       c.timer = undefined;
-      if (c.phase === 'running') this.containerExited(ps, c, { exitCode: 137, reason: 'Error', finishedAt: now });
+      if (c.phase === 'running') {
+        this.podEvent(ps, c, 'Normal', 'Killing', `Stopping container ${c.spec.name}`);
+        this.containerExited(ps, c, { exitCode: 137, reason: 'Error', finishedAt: now });
+      }
       c.nextStartAt = Infinity;
     }
     this.releaseIP(ps);

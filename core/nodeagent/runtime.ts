@@ -22,6 +22,20 @@ export interface ContainerRun {
   exitCode?: number;
 }
 
+/** The three container probes of Kubernetes. */
+export type ProbeKind = 'startup' | 'liveness' | 'readiness';
+
+/**
+ * The outcome of one probe: `ok`, the failure `output` the kubelet puts in its Unhealthy event,
+ * and how long the probe took (`latencyMs`, default 0; beyond the probe's `timeoutSeconds` it
+ * counts as a timeout failure).
+ */
+export interface ProbeResult {
+  ok: boolean;
+  output?: string;
+  latencyMs?: number;
+}
+
 /** The result of starting a container: its runtime id, or the reason it failed to start. */
 export type StartResult = { ok: true; containerID: string } | { ok: false; reason: string; message: string };
 
@@ -46,6 +60,8 @@ export interface ContainerRuntime {
   stopDuration(pod: any, container: any): number;
   /** Memory the running container uses now, in bytes. */
   memoryUsage(pod: any, container: any): number;
+  /** Runs one probe of a running container (`attempt` = its restart count). Without it, probes succeed. */
+  probe?(pod: any, container: any, kind: ProbeKind, attempt: number): ProbeResult;
 }
 
 /** Options of a {@link SimulatedRuntime}. */
@@ -60,14 +76,35 @@ export interface SimulatedRuntimeOptions {
   startFailureProbability?: number;
   /** Time a container needs to stop after SIGTERM. Default 0. */
   stopLatency?: Sampler;
-  /** How a run of a container ends. Default: it runs until stopped. */
+  /**
+   * How a run of a container ends. Default: an app container runs until stopped; an init
+   * container exits 0 after `initContainerRunDuration`.
+   */
   run?: (pod: any, container: any, attempt: number) => ContainerRun | undefined;
+  /** How long an init container runs before it exits 0 (when `run` leaves it undecided). Default 1 s. */
+  initContainerRunDuration?: Sampler;
+  /** Decides one probe's outcome; `undefined` falls back to `probeFailureProbability`. */
+  probe?: (pod: any, container: any, kind: ProbeKind, attempt: number) => ProbeResult | undefined;
+  /** Probability in [0, 1] that a probe fails (when `probe` leaves it undecided). Default 0: probes succeed. */
+  probeFailureProbability?: number;
   /** A container's memory usage in bytes. Default: its memory request, else 0. */
   memoryUsage?: (pod: any, container: any) => number;
   /** Images present before the agent starts. */
   preloadedImages?: string[];
   /** Reported size of each cached image. Default 100 MiB. */
   imageSizeBytes?: (image: string) => number;
+}
+
+const DEFAULT_INIT_RUN = constantSampler(1000);
+const OK: ProbeResult = { ok: true };
+
+/** The output a failed probe of this handler type reports, as the kubelet's probers word it. */
+export function probeFailureOutput(container: any, kind: ProbeKind): string {
+  const probe = container?.[`${kind}Probe`] ?? {};
+  if (probe.httpGet) return 'HTTP probe failed with statuscode: 500';
+  if (probe.tcpSocket) return `dial tcp: connect: connection refused`;
+  if (probe.grpc) return 'service unhealthy (responded with "NOT_SERVING")';
+  return 'command failed with exit code 1';
 }
 
 /** A repository-qualified image name as containerd reports it (`nginx:1.25` → `docker.io/library/nginx:1.25`). */
@@ -136,7 +173,21 @@ export class SimulatedRuntime implements ContainerRuntime {
   }
 
   containerRun(pod: any, container: any, attempt: number): ContainerRun {
-    return this.opts.run?.(pod, container, attempt) ?? {};
+    const run = this.opts.run?.(pod, container, attempt);
+    if (run) return run;
+    const name = container?.name;
+    if (name !== undefined && pod?.spec?.initContainers?.some((c: any) => c.name === name)) {
+      return { durationMs: (this.opts.initContainerRunDuration ?? DEFAULT_INIT_RUN).sample(this.opts.rng), exitCode: 0 };
+    }
+    return {};
+  }
+
+  probe(pod: any, container: any, kind: ProbeKind, attempt: number): ProbeResult {
+    const r = this.opts.probe?.(pod, container, kind, attempt);
+    if (r) return r.ok || r.output !== undefined ? r : { ...r, output: probeFailureOutput(container, kind) };
+    const p = this.opts.probeFailureProbability ?? 0;
+    if (p > 0 && this.opts.rng.next() < p) return { ok: false, output: probeFailureOutput(container, kind) };
+    return OK;
   }
 
   stopDuration(_pod: any, _container: any): number {
