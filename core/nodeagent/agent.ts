@@ -329,6 +329,8 @@ export class NodeAgent {
   private lease?: any;
   private leaseBackoffMs = 0;
   private lastStatusKey?: string;
+  private lastStatusInputs?: string;
+  private machineHash?: string;
   private lastStatusReport = -Infinity;
   private nodeConditionTimes = new Map<string, { status: string; time: number }>();
   private memoryPressureSeen = -Infinity;
@@ -575,7 +577,7 @@ export class NodeAgent {
     const maxImages = this.config.nodeStatusMaxImages;
     let images = this.o.runtime.listImages().sort((a, b) => b.sizeBytes - a.sizeBytes);
     if (maxImages >= 0) images = images.slice(0, maxImages);
-    const id = createHash('sha256').update(this.nodeName).digest('hex');
+    const id = (this.machineHash ??= createHash('sha256').update(this.nodeName).digest('hex'));
     return {
       capacity: { ...this.resources.capacity },
       allocatable: { ...this.resources.allocatable },
@@ -623,9 +625,15 @@ export class NodeAgent {
 
   /** Computes node status and patches it when it changed or the report frequency elapsed. */
   private async syncNodeStatus(): Promise<void> {
+    const now = this.clock.now();
+    // NOTE: node status depends on time only through memory pressure and the image list; when
+    // neither moved and no report is due, building and comparing the whole status is skipped.
+    const generation = this.o.runtime.imagesGeneration?.();
+    const inputs = generation === undefined ? undefined : `${this.memoryPressure()}|${generation}`;
+    if (inputs !== undefined && inputs === this.lastStatusInputs && now - this.lastStatusReport < this.config.nodeStatusReportFrequency) return;
     const status = this.nodeStatus();
     const key = this.statusKey(status);
-    const now = this.clock.now();
+    this.lastStatusInputs = inputs;
     if (key === this.lastStatusKey && now - this.lastStatusReport < this.config.nodeStatusReportFrequency) return;
     await this.nodes.patch(this.nodeName, { status }, 'strategic', { subresource: 'status' });
     this.lastStatusKey = key;

@@ -50,6 +50,8 @@ export interface ContainerRuntime {
   pullImage(image: string): Promise<void>;
   /** The cached images, in pull order. */
   listImages(): { names: string[]; sizeBytes: number }[];
+  /** Optional: a number that changes whenever {@link listImages} would answer differently (lets the agent skip rebuilding node status). */
+  imagesGeneration?(): number;
   /** The image id (`repo@sha256:…`) the runtime reports for `image`. */
   imageID(image: string): string;
   /** Creates and starts a container; resolves after the start latency. */
@@ -149,6 +151,11 @@ export class SimulatedRuntime implements ContainerRuntime {
     if (ms > 0) await this.opts.clock.sleep(ms);
     this.images.set(normalizeImage(image), this.sizeOf(image));
     this.pulls.push(image);
+  }
+
+  /** The number of cached images: images are only ever added, so it changes with the list. */
+  imagesGeneration(): number {
+    return this.images.size;
   }
 
   listImages(): { names: string[]; sizeBytes: number }[] {

@@ -387,7 +387,7 @@ export class Scheduler {
     const now = this.opts.clock.now();
     const ts = new Date(now).toISOString().replace(/\.\d{3}Z$/, 'Z');
     const ns = pod.metadata.namespace;
-    const name = `${pod.metadata.name}.${(BigInt(now) * 1_000_000n + BigInt(++this.eventSeq % 1_000_000)).toString(16)}`;
+    const name = `${pod.metadata.name}.${(BigInt(Math.floor(now)) * 1_000_000n + BigInt(++this.eventSeq % 1_000_000)).toString(16)}`;
     const ev = {
       apiVersion: 'v1',
       kind: 'Event',
