@@ -391,11 +391,19 @@ export class Registry {
   }
 
   /** Checks that a namespaced create may happen in `namespace` (exists, not terminating). */
+  /** Whether a stored version of a namespace is terminating (one parse per version). */
+  private readonly terminatingNamespaces = new WeakMap<KeyValue, boolean>();
+
   private checkNamespace(namespace: string): void {
     const kv = this.storage.get(`/registry/core/namespaces/${namespace}`);
     if (!kv) throw notFound({ group: '', resource: 'namespaces' }, namespace);
-    const ns = JSON.parse(kv.value);
-    if (ns.metadata?.deletionTimestamp || ns.status?.phase === 'Terminating') {
+    let terminating = this.terminatingNamespaces.get(kv);
+    if (terminating === undefined) {
+      const ns = JSON.parse(kv.value);
+      terminating = Boolean(ns.metadata?.deletionTimestamp || ns.status?.phase === 'Terminating');
+      this.terminatingNamespaces.set(kv, terminating);
+    }
+    if (terminating) {
       throw new StatusError(403, 'Forbidden', `unable to create new content in namespace ${namespace} because it is being terminated`, {
         name: namespace,
         kind: 'namespaces',
