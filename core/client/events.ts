@@ -1,6 +1,7 @@
 import type { Clock } from '../machinery/clock.ts';
 import { isAlreadyExists, isNotFound, type Client, type ResourceClient } from './client.ts';
 import { TokenBucketRateLimiter } from './ratelimit.ts';
+import { fnv32 } from '../machinery/hash.ts';
 
 /** Event types, as core/v1 defines them. */
 export type EventType = 'Normal' | 'Warning';
@@ -91,14 +92,6 @@ function timestamp(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-function fnv32(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h >>> 0;
-}
 
 /**
  * Records core/v1 Events the way client-go's record package does, on an injected clock:

@@ -11,6 +11,7 @@ import { WorkQueue, runWorkers, ItemExponentialFailureRateLimiter } from '../cli
 import { nodeAllocatable, type NodeAgentConfiguration, type NodeAllocatable } from './config.ts';
 import { formatDuration } from './duration.ts';
 import { normalizeImage, type ContainerRuntime, type ProbeKind, type ProbeResult } from './runtime.ts';
+import { fnv32 } from '../machinery/hash.ts';
 
 /** The kubelet version every simulated node reports. */
 export const KUBELET_VERSION = 'v1.27.0';
@@ -149,14 +150,6 @@ export function formatMicroTime(ms: number): string {
   return `${iso.slice(0, 19)}.${String(whole % 1000).padStart(3, '0')}000Z`;
 }
 
-function fnv32(s: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h >>> 0;
-}
 
 function ipToInt(ip: string): number {
   return ip.split('.').reduce((a, o) => a * 256 + Number(o), 0);
