@@ -4,6 +4,7 @@ import { FakeClock } from '../machinery/clock.ts';
 import { SeededRng } from '../machinery/rng.ts';
 import { isStorageError, type KeyValue, type ListOptions, type Storage, type StorageEvent } from './interface.ts';
 import { SqliteStorage } from './sqlite.ts';
+import { MemoryStorage } from './memory.ts';
 import { WatchCache } from './watchcache.ts';
 import { RecordingSink, runStorageConformance, settle } from './conformance.ts';
 
@@ -285,4 +286,33 @@ describe('WatchCache maxHistoryBytes', () => {
     assert.equal(innerWatches, 1);
     cache.close();
   });
+});
+
+it('a watcher catching up reads its resource history only, in order, across evictions', async () => {
+  const cache = new WatchCache(new MemoryStorage(), { maxHistoryEvents: 6 });
+  const revs: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    revs.push(cache.create(`/registry/core/pods/ns/p${i}`, `p${i}`).modRevision);
+    cache.create(`/registry/coordination.k8s.io/leases/ns/l${i}`, `l${i}`);
+  }
+  // History keeps the last 6 events: l2 p3 l3 p4 l4 … a watch from p3 reads the history, from p1 the inner store.
+  for (const [from, want] of [
+    [revs[3], ['p4']],
+    [revs[2], ['p3', 'p4']],
+    [revs[0], ['p1', 'p2', 'p3', 'p4']],
+  ] as const) {
+    const sink = new RecordingSink();
+    cache.watch({ prefix: '/registry/core/pods/', fromRevision: from }, sink);
+    const ns = new RecordingSink();
+    cache.watch({ prefix: '/registry/core/pods/ns/', fromRevision: from }, ns);
+    await settle();
+    assert.deepEqual(sink.events.map((e) => e.kv.value), want, `from ${from}`);
+    assert.deepEqual(ns.events.map((e) => e.kv.value), want, `namespace prefix from ${from}`);
+  }
+  const none = new RecordingSink();
+  cache.watch({ prefix: '/registry/apps/deployments/', fromRevision: revs[3] }, none);
+  cache.create('/registry/apps/deployments/ns/d', 'd');
+  await settle();
+  assert.deepEqual(none.events.map((e) => e.kv.value), ['d']);
+  cache.close();
 });

@@ -34,6 +34,35 @@ export interface WatchCacheOptions {
   maxPendingPerWatcher?: number;
 }
 
+/**
+ * The resource part of a key or prefix (`/registry/core/pods/` of `/registry/core/pods/ns/name`):
+ * up to and including its fourth `/`; undefined for shorter ones.
+ */
+function resourcePrefix(key: string): string | undefined {
+  let i = -1;
+  for (let n = 0; n < 4; n++) {
+    i = key.indexOf('/', i + 1);
+    if (i < 0) return undefined;
+  }
+  return key.slice(0, i + 1);
+}
+
+/** The history events of one resource, in revision order, from `head`. */
+interface ResourceHistory {
+  events: StorageEvent[];
+  head: number;
+}
+
+function bisectAfter(h: readonly StorageEvent[], lo: number, after: number): number {
+  let hi = h.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (h[mid].kv.modRevision <= after) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 function eventBytes(ev: StorageEvent): number {
   return ev.kv.key.length + ev.kv.value.length + (ev.prevKv ? ev.prevKv.value.length : 0);
 }
@@ -78,6 +107,8 @@ export class WatchCache implements Storage {
   private history: StorageEvent[] = [];
   private historyTimes: number[] = [];
   private historyHead = 0;
+  /** The history again, per resource, so a catching-up watcher reads only its resource's events. */
+  private byResource = new Map<string, ResourceHistory>();
   /** Every event with a revision greater than this one is in the history. */
   private historyFrom: number;
   private closed = false;
@@ -149,6 +180,12 @@ export class WatchCache implements Storage {
   private record(ev: StorageEvent): void {
     this.rev = ev.kv.modRevision;
     this.history.push(ev);
+    const r = resourcePrefix(ev.kv.key);
+    if (r !== undefined) {
+      let rh = this.byResource.get(r);
+      if (!rh) this.byResource.set(r, (rh = { events: [], head: 0 }));
+      rh.events.push(ev);
+    }
     this.historyTimes.push(this.clock.now());
     this.historyBytes += eventBytes(ev);
     this.evict();
@@ -161,7 +198,19 @@ export class WatchCache implements Storage {
     let h = this.historyHead;
     const n = this.history.length;
     while (h < n && (n - h > this.maxEvents || this.historyTimes[h] < cutoff || this.historyBytes > this.maxBytes)) {
-      this.historyBytes -= eventBytes(this.history[h]);
+      const ev = this.history[h];
+      this.historyBytes -= eventBytes(ev);
+      const r = resourcePrefix(ev.kv.key);
+      if (r !== undefined) {
+        // NOTE: events leave in revision order, so the evicted one is the head of its resource's history.
+        const rh = this.byResource.get(r)!;
+        rh.events[rh.head++] = undefined as unknown as StorageEvent;
+        if (rh.head === rh.events.length) this.byResource.delete(r);
+        else if (rh.head >= 1024 && rh.head * 2 >= rh.events.length) {
+          rh.events = rh.events.slice(rh.head);
+          rh.head = 0;
+        }
+      }
       h++;
     }
     if (h === this.historyHead) return;
@@ -284,15 +333,12 @@ export class WatchCache implements Storage {
         return [];
       }
       const out: StorageEvent[] = [];
-      const h = this.history;
-      let lo = this.historyHead;
-      let hi = h.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (h[mid].kv.modRevision <= after) lo = mid + 1;
-        else hi = mid;
-      }
-      for (let i = lo; i < h.length && out.length < max; i++) {
+      const r = resourcePrefix(w.prefix);
+      const rh = r === undefined ? undefined : this.byResource.get(r);
+      // No event of the watcher's resource in the history: nothing to catch up on.
+      if (r !== undefined && !rh) return out;
+      const h = rh ? rh.events : this.history;
+      for (let i = bisectAfter(h, rh ? rh.head : this.historyHead, after); i < h.length && out.length < max; i++) {
         if (h[i].kv.key.startsWith(w.prefix)) out.push(h[i]);
       }
       return out;
