@@ -796,7 +796,12 @@ function plainJson(text: string, obj: unknown): boolean {
   }
   let keys = 0;
   KEY_END.lastIndex = 0;
-  while (KEY_END.exec(text)) keys++;
+  for (let m = KEY_END.exec(text); m; m = KEY_END.exec(text)) {
+    // An escaped quote (odd run of backslashes before it) is inside a string, not the end of a key.
+    let b = m.index - 1;
+    while (b >= 0 && text.charCodeAt(b) === 92) b--;
+    if ((m.index - 1 - b) % 2 === 0) keys++;
+  }
   return keys === keyCount(obj);
 }
 
