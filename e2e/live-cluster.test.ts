@@ -111,6 +111,24 @@ describe('live node agents and scheduler against orrery serve', { timeout: 60_00
     const wide = await kubectl.ok(['get', 'pod', 'web', '-o', 'wide', '--no-headers']);
     assert.match(wide, new RegExp(`^web\\s+1/1\\s+Running\\s.*\\s${pod.spec.nodeName}\\s`));
 
+    // The scheduler's and the node agent's Events, as `kubectl describe` and `kubectl get events` show them.
+    const reasons = await eventually(
+      'the pod lifecycle Events of web',
+      async () => {
+        const list = await kubectl.json(['get', 'events', '--field-selector', 'involvedObject.name=web']);
+        const seen = new Set(list.items.map((e: any) => e.reason));
+        return ['Scheduled', 'Pulling', 'Pulled', 'Created', 'Started'].every((r) => seen.has(r)) ? list.items : undefined;
+      },
+      10_000,
+      200,
+    );
+    const started = reasons.find((e: any) => e.reason === 'Started');
+    assert.equal(started.source.host, pod.spec.nodeName);
+    assert.equal(started.involvedObject.fieldPath, 'spec.containers{web}');
+    const describe = await kubectl.ok(['describe', 'pod', 'web']);
+    assert.match(describe, /Normal\s+Scheduled\s+.*default-scheduler\s+Successfully assigned default\/web to /);
+    assert.match(describe, /Normal\s+Started\s+.*kubelet\s+Started container web/);
+
     const watch = kubectl.background(['get', 'pods', '--watch', '--output-watch-events', '-o', 'custom-columns=EVENT:.type,NAME:.object.metadata.name,DELETING:.object.metadata.deletionTimestamp,PHASE:.object.status.phase']);
     try {
       await watch.waitForLine((l) => /^ADDED\s+web\s/.test(l), 10_000, 'the ADDED event of web');
