@@ -141,13 +141,14 @@ export class EventRecorder {
   }
 
   /**
-   * Records that `reason` happened to `obj` (an API object with metadata, or an ObjectReference).
+   * Records that `reason` happened to `obj` (an API object with metadata, or an ObjectReference);
+   * `action` (e.g. `Scheduling`) is what the reporting component did.
    * Returns at once; the write happens in the background and failures go to `onError`.
    */
-  event(obj: any, type: EventType, reason: string, message: string): void {
+  event(obj: any, type: EventType, reason: string, message: string, action?: string): void {
     if (!this.enabled) return;
     try {
-      this.record(obj.metadata ? referenceTo(obj) : (obj as ObjectReference), type, reason, message);
+      this.record(obj.metadata ? referenceTo(obj) : (obj as ObjectReference), type, reason, message, action);
     } catch (err) {
       this.stats.failed++;
       this.o.onError?.(err);
@@ -159,7 +160,7 @@ export class EventRecorder {
     while (this.pump) await this.pump;
   }
 
-  private record(ref: ObjectReference, type: EventType, reason: string, message: string): void {
+  private record(ref: ObjectReference, type: EventType, reason: string, message: string, action: string | undefined): void {
     if (this.limiter && !this.limiter.tryAccept()) {
       this.stats.dropped++;
       return;
@@ -198,6 +199,7 @@ export class EventRecorder {
         type,
         reportingComponent: this.o.component,
         reportingInstance: this.instance,
+        ...(action ? { action } : {}),
       },
       count: 1,
       written: 0,

@@ -8,6 +8,7 @@ import { podKey, SchedulerCache } from './nodeinfo.ts';
 import { Nominator, preempt } from './preemption.ts';
 import { defaultPluginRegistry, type Plugin, type PluginContext } from './plugins.ts';
 import { podPriority, SchedulingQueue, type ClusterEvent, type QueuedPodInfo } from './queue.ts';
+import { EventRecorder, type EventType } from '../client/events.ts';
 
 /** The scheduler name pods get when they name none. */
 export const DEFAULT_SCHEDULER_NAME = 'default-scheduler';
@@ -58,7 +59,6 @@ export interface SchedulerOptions {
 const PODS = { group: '', version: 'v1', resource: 'pods' };
 const NODES = { group: '', version: 'v1', resource: 'nodes' };
 const NAMESPACES = { group: '', version: 'v1', resource: 'namespaces' };
-const EVENTS = { group: '', version: 'v1', resource: 'events' };
 const PDBS = { group: 'policy', version: 'v1', resource: 'poddisruptionbudgets' };
 
 function isTerminal(pod: any): boolean {
@@ -100,11 +100,11 @@ export class Scheduler {
   private readonly nsInformer: Informer;
   private readonly pdbInformer: Informer;
   private readonly pods: ResourceClient;
-  private readonly events: ResourceClient;
+  /** One event recorder per scheduler name (the events' source component). */
+  private readonly recorders = new Map<string, EventRecorder>();
   private readonly bindings = new Set<Promise<void>>();
   private loop?: Promise<void>;
   private stopped = false;
-  private eventSeq = 0;
 
   constructor(private readonly opts: SchedulerOptions) {
     const registry = opts.registry ?? defaultPluginRegistry();
@@ -121,7 +121,6 @@ export class Scheduler {
     this.nsInformer = this.informers.informerFor(NAMESPACES);
     this.pdbInformer = this.informers.informerFor(PDBS);
     this.pods = opts.client.resource(PODS);
-    this.events = opts.client.resource(EVENTS);
     this.nodeInformer.addEventHandler({
       onAdd: (n) => {
         this.cache.addOrUpdateNode(n);
@@ -207,6 +206,7 @@ export class Scheduler {
     this.queue.close();
     await this.loop;
     await Promise.allSettled([...this.bindings]);
+    await Promise.all([...this.recorders.values()].map((r) => r.flush()));
     if (!this.opts.informers) await this.informers.shutdown();
   }
 
@@ -382,31 +382,19 @@ export class Scheduler {
     }
   }
 
-  private recordEvent(pod: any, type: string, reason: string, message: string, schedulerName: string, action = 'Scheduling'): void {
+  private recordEvent(pod: any, type: EventType, reason: string, message: string, schedulerName: string, action = 'Scheduling'): void {
     if (this.opts.recordEvents === false) return;
-    const now = this.opts.clock.now();
-    const ts = new Date(now).toISOString().replace(/\.\d{3}Z$/, 'Z');
-    const ns = pod.metadata.namespace;
-    const name = `${pod.metadata.name}.${(BigInt(Math.floor(now)) * 1_000_000n + BigInt(++this.eventSeq % 1_000_000)).toString(16)}`;
-    const ev = {
-      apiVersion: 'v1',
-      kind: 'Event',
-      metadata: { name, namespace: ns },
-      involvedObject: { apiVersion: 'v1', kind: 'Pod', namespace: ns, name: pod.metadata.name, uid: pod.metadata.uid, resourceVersion: pod.metadata.resourceVersion },
-      reason,
-      message,
-      type,
-      source: { component: schedulerName },
-      firstTimestamp: ts,
-      lastTimestamp: ts,
-      count: 1,
-      reportingComponent: schedulerName,
-      reportingInstance: this.opts.identity ?? schedulerName,
-      action,
-    };
-    this.events
-      .namespace(ns)
-      .create(ev)
-      .catch((err) => this.opts.onError?.(err));
+    let recorder = this.recorders.get(schedulerName);
+    if (!recorder) {
+      recorder = new EventRecorder({
+        client: this.opts.client,
+        clock: this.opts.clock,
+        component: schedulerName,
+        reportingInstance: this.opts.identity ?? schedulerName,
+        onError: (err) => this.opts.onError?.(err),
+      });
+      this.recorders.set(schedulerName, recorder);
+    }
+    recorder.event(pod, type, reason, message, action);
   }
 }
