@@ -119,8 +119,9 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationSum
   const env = new SimEnvironment({ trace: o.trace });
   const clock = new SimClock(env);
   const streams = new RngStreams(o.seed);
-  // NOTE: history bounded by size, so a long run of a large cluster keeps memory flat (older watches read the log).
-  const storage = new WatchCache(o.storage === 'sqlite' ? new SqliteStorage({ path: ':memory:' }) : new MemoryStorage(), { clock, maxHistoryBytes: 128 * 1024 * 1024 });
+  // NOTE: history bounded by size, so a long run of a large cluster keeps memory flat (older watches read the log);
+  // the in-memory log is bounded too (it compacts itself past 256 MiB, as a compactor would).
+  const storage = new WatchCache(o.storage === 'sqlite' ? new SqliteStorage({ path: ':memory:' }) : new MemoryStorage({ maxLogBytes: 256 * 1024 * 1024 }), { clock, maxHistoryBytes: 128 * 1024 * 1024 });
   // NOTE: an event is fanned out to every watcher at once, so a small shared-decode cache suffices;
   // the default (20,000 decoded objects plus their encoded frames) is a large fixed cost here.
   const api = new ApiServer({ storage, clock, rng: streams.stream('apiserver'), sharedDecodeLimit: 2_000 });

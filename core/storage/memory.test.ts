@@ -39,3 +39,28 @@ test('MemoryStorage after compaction: the log before it is gone, a watch from it
   assert.deepEqual(sink.events.map((e) => `${e.type} ${e.kv.value}`), ['MODIFIED a3']);
   s.close();
 });
+
+test('MemoryStorage with a log bound compacts itself: old revisions answer Compacted, the current state stays', () => {
+  const s = new MemoryStorage({ maxLogBytes: 100 });
+  const first = s.create('/r/a', 'x'.repeat(30));
+  let last = first;
+  for (let i = 0; i < 10; i++) last = s.update('/r/a', `${i}`.repeat(30), last.modRevision);
+  assert.ok(s.compactedRevision() > first.modRevision, `compacted to ${s.compactedRevision()}`);
+  assert.throws(() => s.get('/r/a', first.modRevision), { code: 'Compacted' });
+  assert.equal(s.get('/r/a')?.value, '9'.repeat(30));
+  // What is still in the log stays readable and within the bound.
+  assert.equal(s.get('/r/a', s.compactedRevision())?.modRevision, s.compactedRevision());
+  assert.ok(s.list('/r/', { revision: last.modRevision - 1 }).items.length === 1);
+  s.close();
+});
+
+test('MemoryStorage keeps the newest change even when it alone exceeds the log bound', () => {
+  const s = new MemoryStorage({ maxLogBytes: 10 });
+  const a = s.create('/r/a', 'y'.repeat(50));
+  assert.equal(s.get('/r/a')?.value.length, 50);
+  const b = s.update('/r/a', 'z'.repeat(50), a.modRevision);
+  assert.equal(s.compactedRevision(), a.modRevision);
+  assert.equal(s.get('/r/a', a.modRevision)?.value.length, 50);
+  assert.equal(s.get('/r/a')?.modRevision, b.modRevision);
+  s.close();
+});

@@ -20,6 +20,16 @@ import { SortedEntries } from './sorted.ts';
 export interface MemoryStorageOptions {
   /** Slow-watcher bound of the fan-out (default 10,000 pending events). */
   maxPendingPerWatcher?: number;
+  /**
+   * Bound on the characters of keys and values the change log holds (default: none). Past it, the
+   * store compacts itself to the revision that brings the log under 90% of the bound, as a
+   * compactor would: reads and watches before that revision then fail with Compacted (410).
+   */
+  maxLogBytes?: number;
+}
+
+function logBytes(ev: StorageEvent): number {
+  return ev.kv.key.length + ev.kv.value.length;
 }
 
 /**
@@ -43,10 +53,13 @@ export class MemoryStorage implements Storage {
   /** Every change with a revision greater than `compacted`, in revision order, from `logHead`. */
   private log: StorageEvent[] = [];
   private logHead = 0;
+  private logSize = 0;
+  private readonly maxLogBytes: number;
   private closed = false;
 
   constructor(opts: MemoryStorageOptions = {}) {
     this.fanout = new WatchFanout({ maxPendingPerWatcher: opts.maxPendingPerWatcher });
+    this.maxLogBytes = opts.maxLogBytes ?? Infinity;
   }
 
   private assertOpen(key = ''): void {
@@ -68,6 +81,14 @@ export class MemoryStorage implements Storage {
   private append(ev: StorageEvent): void {
     this.rev = ev.kv.modRevision;
     this.log.push(ev);
+    this.logSize += logBytes(ev);
+    if (this.logSize > this.maxLogBytes) {
+      // NOTE: compacts to the newest revision that leaves at most 90% of the bound in the log.
+      let size = this.logSize;
+      let i = this.logHead;
+      while (i < this.log.length - 1 && size > this.maxLogBytes * 0.9) size -= logBytes(this.log[i++]);
+      if (i > this.logHead) this.compact(this.log[i - 1].kv.modRevision);
+    }
     if (this.fanout.hasWatchers()) this.fanout.publish(ev);
   }
 
@@ -226,6 +247,7 @@ export class MemoryStorage implements Storage {
     if (revision <= this.compacted) return;
     this.compacted = revision;
     const h = this.logIndexAfter(revision);
+    for (let i = this.logHead; i < h; i++) this.logSize -= logBytes(this.log[i]);
     if (h === this.log.length) {
       this.log = [];
       this.logHead = 0;
