@@ -11,6 +11,7 @@ import { groupVersion, type ResourceInfo } from './resources.ts';
 import { updateManagedFields } from './managedfields.ts';
 import { messageNameForKind } from './typemodel.ts';
 import { deepEqualExcept } from '../machinery/deepequal.ts';
+import { formatTime } from '../machinery/time.ts';
 
 /** What a strategy may use. */
 export interface StrategyContext {
@@ -127,9 +128,7 @@ function parseRV(rv: string, what = 'resourceVersion'): number {
 }
 
 /** The wire form of metav1.Time for a millisecond timestamp. */
-export function formatTime(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
-}
+export { formatTime };
 
 const NOT_SPEC = new Set(['metadata', 'status', 'apiVersion', 'kind']);
 const METADATA = new Set(['metadata']);

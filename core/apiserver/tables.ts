@@ -1,4 +1,5 @@
 import type { ResourceInfo } from './resources.ts';
+import { formatTime } from '../machinery/time.ts';
 
 /**
  * Server-side printing: conversion of objects to a `meta.k8s.io` `Table`, which is what
@@ -886,7 +887,7 @@ const PRINTERS: Record<string, Printer> = {
 function createdAt(obj: Obj): string {
   const ms = parseTime(obj.metadata?.creationTimestamp);
   if (ms === undefined) return '0001-01-01T00:00:00Z';
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+  return formatTime(ms);
 }
 
 function printDefault(obj: Obj): Cells {

@@ -2,6 +2,7 @@ import type { Clock } from '../machinery/clock.ts';
 import { isAlreadyExists, isNotFound, type Client, type ResourceClient } from './client.ts';
 import { TokenBucketRateLimiter } from './ratelimit.ts';
 import { fnv32 } from '../machinery/hash.ts';
+import { formatTime } from '../machinery/time.ts';
 
 /** Event types, as core/v1 defines them. */
 export type EventType = 'Normal' | 'Warning';
@@ -88,9 +89,7 @@ interface Entry {
 
 const EVENTS = { group: '', version: 'v1', resource: 'events' };
 
-function timestamp(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
+const timestamp = formatTime;
 
 
 /**

@@ -1,6 +1,7 @@
 import { realClock, type Clock, type TimerHandle } from '../machinery/clock.ts';
 import type { Rng } from '../machinery/rng.ts';
 import { isAlreadyExists, isConflict, isNotFound, type Client, type ResourceClient } from './client.ts';
+import { formatMicroTime } from '../machinery/time.ts';
 
 /** The `--leader-elect-resource-lock` values Kubernetes accepts; all use a Lease here. */
 export const RESOURCE_LOCKS = ['leases', 'endpointsleases', 'configmapsleases'] as const;
@@ -78,11 +79,7 @@ export function validateLeaderElectionConfig(cfg: LeaderElectionConfig): Require
   return { leaseDurationSeconds, renewDeadlineSeconds, retryPeriodSeconds, resourceLock };
 }
 
-/** Formats ms since the epoch as a Kubernetes MicroTime, `2006-01-02T15:04:05.000000Z`. */
-export function formatMicroTime(ms: number): string {
-  const iso = new Date(ms).toISOString();
-  return `${iso.slice(0, 23)}000Z`;
-}
+export { formatMicroTime };
 
 const LEASES = { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', namespaced: true } as const;
 

@@ -12,6 +12,7 @@ import { nodeAllocatable, type NodeAgentConfiguration, type NodeAllocatable } fr
 import { formatDuration } from './duration.ts';
 import { normalizeImage, type ContainerRuntime, type ProbeKind, type ProbeResult } from './runtime.ts';
 import { fnv32 } from '../machinery/hash.ts';
+import { formatMicroTime, formatTime } from '../machinery/time.ts';
 
 /** The kubelet version every simulated node reports. */
 export const KUBELET_VERSION = 'v1.27.0';
@@ -138,17 +139,7 @@ const PODS = { group: '', version: 'v1', resource: 'pods' };
 const NODES = { group: '', version: 'v1', resource: 'nodes' };
 const LEASES = { group: 'coordination.k8s.io', version: 'v1', resource: 'leases' };
 
-/** RFC 3339 with second precision, as metav1.Time serializes. */
-export function formatTime(ms: number): string {
-  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-/** RFC 3339 with microsecond precision, as metav1.MicroTime serializes (`…00.000000Z`). */
-export function formatMicroTime(ms: number): string {
-  const whole = Math.floor(ms);
-  const iso = new Date(whole).toISOString();
-  return `${iso.slice(0, 19)}.${String(whole % 1000).padStart(3, '0')}000Z`;
-}
+export { formatMicroTime, formatTime };
 
 
 function ipToInt(ip: string): number {

@@ -9,6 +9,7 @@ import { Nominator, preempt } from './preemption.ts';
 import { defaultPluginRegistry, type Plugin, type PluginContext } from './plugins.ts';
 import { podPriority, SchedulingQueue, type ClusterEvent, type QueuedPodInfo } from './queue.ts';
 import { EventRecorder, type EventType } from '../client/events.ts';
+import { formatTime } from '../machinery/time.ts';
 
 /** The scheduler name pods get when they name none. */
 export const DEFAULT_SCHEDULER_NAME = 'default-scheduler';
@@ -322,7 +323,7 @@ export class Scheduler {
     const ignoreNotFound = (err: unknown) => {
       if (!isNotFound(err)) this.opts.onError?.(err);
     };
-    const now = new Date(this.opts.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const now = formatTime(this.opts.clock.now());
     await Promise.all(
       victims.map(async (v) => {
         const pods = this.pods.namespace(v.metadata.namespace);
@@ -372,7 +373,7 @@ export class Scheduler {
     const existing = (pod.status?.conditions ?? []).find((c: any) => c.type === 'PodScheduled');
     const nominationUnchanged = nominatedNodeName === undefined || (pod.status?.nominatedNodeName ?? null) === nominatedNodeName;
     if (nominationUnchanged && existing && existing.status === 'False' && existing.reason === 'Unschedulable' && existing.message === message) return;
-    const condition = { type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message, lastProbeTime: null, lastTransitionTime: new Date(this.opts.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z') };
+    const condition = { type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message, lastProbeTime: null, lastTransitionTime: formatTime(this.opts.clock.now()) };
     const status: Record<string, unknown> = { conditions: [condition] };
     if (nominatedNodeName !== undefined) status.nominatedNodeName = nominatedNodeName;
     try {
