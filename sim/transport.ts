@@ -167,8 +167,9 @@ export class SimNetwork {
   /** @internal Sends one request of `client`; see {@link SimTransport.request}. */
   send(client: string, rng: Rng, req: ApiRequest): Promise<ApiResponse> {
     const env = this.env;
-    const what = describe(req);
-    env.record('send', `${client} ${what}`);
+    // NOTE: the request's description is built only for the trace (and for a lost request's error).
+    const what = env.tracing ? describe(req) : '';
+    if (env.tracing) env.record('send', `${client} ${what}`);
     const reqDelay = this.requestLatency.sample(rng);
     let dropped = false;
     const queued = this.dropCounts.get(client) ?? 0;
@@ -179,8 +180,9 @@ export class SimNetwork {
     } else if (this.dropProbability > 0 && rng.next() < this.dropProbability) dropped = true;
     return new Promise<ApiResponse>((resolve, reject) => {
       const lose = (code: 'ECONNRESET' | 'ECONNREFUSED', why: string): void => {
-        env.record('error', `${client} ${what} ${code} ${why}`);
-        reject(new SimConnectionError(code, `${what}: ${code} (${why})`));
+        const described = what || describe(req);
+        env.record('error', `${client} ${described} ${code} ${why}`);
+        reject(new SimConnectionError(code, `${described}: ${code} (${why})`));
       };
       env.schedule(reqDelay, () => {
         if (dropped) return lose('ECONNRESET', 'dropped');
@@ -223,7 +225,7 @@ export class SimNetwork {
         res.stream?.cancel();
         return lose('ECONNRESET', 'partitioned');
       }
-      this.env.record('recv', `${client} ${what} ${res.status}`);
+      if (this.env.tracing) this.env.record('recv', `${client} ${what} ${res.status}`);
       resolve(res.stream ? { ...res, stream: new SimWatchStream(this, client, rng, res.stream) } : res);
     });
   }

@@ -547,8 +547,11 @@ describe('representations and discovery', () => {
     const verbose = await s.request('GET', '/readyz?verbose');
     assert.match(String(verbose.body), /\[\+\]ping ok/);
     await s.request('GET', CM);
+    await s.request('GET', `${CM}/missing`);
     const m = await s.request('GET', '/metrics');
     assert.match(String(m.body), /apiserver_request_total\{[^}]*resource="configmaps"[^}]*code="200"/);
+    // Failed requests are counted under their code too.
+    assert.match(String(m.body), /apiserver_request_total\{[^}]*resource="configmaps"[^}]*code="404"[^}]*\} 1/);
     assert.match(String(m.body), /apiserver_storage_objects\{resource="namespaces"\} 4/);
   });
 });

@@ -111,7 +111,7 @@ export class ApiServer {
     };
     this.registry = new Registry(options.storage, options.clock, options.rng, buildStrategies(alloc), this.opts.sharedDecodeLimit);
     this.metrics = new ApiMetrics(this.registry);
-    this.stages = [this.recover, this.measure, this.limitBody];
+    this.stages = [this.measure, this.recover, this.limitBody];
   }
 
   /** Serves one request. Never rejects: failures become Status responses. */
@@ -124,12 +124,16 @@ export class ApiServer {
     return next();
   }
 
-  private recover: Stage = async (_req, next) => {
+  // NOTE: stages stay synchronous for synchronous routes (most of them), so a request costs no
+  // promise per stage; an asynchronous route's promise is chained instead.
+  private recover: Stage = (_req, next) => {
+    let res: ApiResponse | Promise<ApiResponse>;
     try {
-      return await next();
+      res = next();
     } catch (e) {
       return statusResponse(toStatusError(e));
     }
+    return res instanceof Promise ? res.catch((e: unknown) => statusResponse(toStatusError(e))) : res;
   };
 
   private readonly infos = new WeakMap<ApiRequest, RequestInfo>();
@@ -140,12 +144,15 @@ export class ApiServer {
     return info;
   }
 
-  private measure: Stage = async (req, next) => {
+  /** Observes every answered request, errors included (the stage after it turns them into Status responses). */
+  private measure: Stage = (req, next) => {
     const start = this.opts.clock.now();
-    const res = await next();
-    const info = this.infos.get(req);
-    this.metrics.observe(req, info, res.status, (this.opts.clock.now() - start) / 1000);
-    return res;
+    const observe = (res: ApiResponse): ApiResponse => {
+      this.metrics.observe(req, this.infos.get(req), res.status, (this.opts.clock.now() - start) / 1000);
+      return res;
+    };
+    const res = next();
+    return res instanceof Promise ? res.then(observe) : observe(res);
   };
 
   private limitBody: Stage = (req, next) => {
