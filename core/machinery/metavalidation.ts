@@ -401,6 +401,7 @@ function goTime(v: unknown): string {
 }
 
 function sameInstant(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
   const empty = (v: unknown) => v === undefined || v === null || v === '';
   if (empty(a) || empty(b)) return empty(a) && empty(b);
   const ta = Date.parse(String(a));
