@@ -28,12 +28,13 @@ interface Row {
   idleWallSeconds: number;
 }
 
-async function child(nodes: number, pods: number, idleMinutes: number): Promise<void> {
+async function child(nodes: number, pods: number, idleMinutes: number, events: boolean): Promise<void> {
   const s = await runSimulation({
     nodes,
     pods,
     seed: 1,
     idleAfterMs: idleMinutes * 60_000,
+    events,
     onProgress: (p) => process.stderr.write(`  ${new Date().toISOString()} ${JSON.stringify(p)}\n`),
   });
   process.stdout.write(`${JSON.stringify(s)}\n`);
@@ -49,18 +50,19 @@ async function main(): Promise<void> {
     .option('--sizes <list>', 'cluster sizes (nodes)', '100,1000')
     .option('--pods-per-node <n>', 'pods per node', '10')
     .option('--idle-minutes <n>', 'virtual minutes of an idle cluster after the pods run', '10')
+    .option('--no-events', 'leave out Kubernetes Events (node agents, scheduler)')
     .option('--child <nodes,pods,idle>', 'internal: run one size');
   program.parse(process.argv);
-  const o = program.opts<{ sizes: string; podsPerNode: string; idleMinutes: string; child?: string }>();
+  const o = program.opts<{ sizes: string; podsPerNode: string; idleMinutes: string; events: boolean; child?: string }>();
   if (o.child) {
     const [n, p, i] = o.child.split(',').map(Number);
-    return child(n, p, i);
+    return child(n, p, i, o.events);
   }
   const rows: Row[] = [];
   for (const nodes of o.sizes.split(',').map(Number)) {
     const pods = nodes * Number(o.podsPerNode);
     process.stderr.write(`simulating ${nodes} nodes, ${pods} pods, then ${o.idleMinutes} idle virtual minutes…\n`);
-    const r = spawnSync(process.execPath, ['--max-old-space-size=20480', '--import', 'tsx', fileURLToPath(import.meta.url), '--child', `${nodes},${pods},${o.idleMinutes}`], { encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'] });
+    const r = spawnSync(process.execPath, ['--max-old-space-size=20480', '--import', 'tsx', fileURLToPath(import.meta.url), '--child', `${nodes},${pods},${o.idleMinutes}`, ...(o.events ? [] : ['--no-events'])], { encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'] });
     if (r.status !== 0) throw new Error(`size ${nodes} failed with status ${r.status} (see the lines above)`);
     const s = JSON.parse(r.stdout.trim().split('\n').at(-1)!);
     rows.push({ nodes, pods, wallSeconds: s.wallSeconds, virtualSeconds: s.virtualSeconds, events: s.events, podsScheduledPerWallSecond: s.podsScheduledPerWallSecond, podsScheduledPerVirtualSecond: s.podsScheduledPerVirtualSecond, peakRssMB: s.peakRssMB, idleVirtualSeconds: s.idle?.virtualSeconds ?? 0, idleWallSeconds: s.idle?.wallSeconds ?? 0 });
@@ -68,7 +70,7 @@ async function main(): Promise<void> {
   const lines = [
     `## orrery simulated cluster benchmark — ${new Date().toISOString()}`,
     '',
-    `Command: \`node --import tsx bench/sim-cluster.ts --sizes ${o.sizes} --pods-per-node ${o.podsPerNode} --idle-minutes ${o.idleMinutes}\`; ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}.`,
+    `Command: \`node --import tsx bench/sim-cluster.ts --sizes ${o.sizes} --pods-per-node ${o.podsPerNode} --idle-minutes ${o.idleMinutes}${o.events ? '' : ' --no-events'}\`; ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}.`,
     '',
     '| nodes | pods | wall s to all Running | virtual s | virtual/wall | events/s | pods scheduled / wall s | pods scheduled / virtual s | peak RSS MB | idle: virtual s per wall s |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
