@@ -489,7 +489,8 @@ export class Registry {
       if (obj.metadata.resourceVersion) throw notFound(this.gr(r), name);
       return { obj: this.create(r, namespace, obj, opts), created: true };
     }
-    const old = this.decode(r, kv);
+    // NOTE: the shared decoded version: commitUpdate and the strategies only read `old` (and copy what they change).
+    const old = this.decodeShared(r, kv);
     const precondition = obj.metadata.resourceVersion;
     if (precondition && precondition !== old.metadata.resourceVersion) {
       throw conflict(this.gr(r), name, 'the object has been modified; please apply your changes to the latest version and try again');
@@ -579,7 +580,8 @@ export class Registry {
     for (let attempt = 0; ; attempt++) {
       const kv = this.storage.get(this.key(r, namespace, name));
       if (!kv) throw notFound(this.gr(r), name);
-      const current = this.decode(r, kv);
+      // NOTE: an applyCopies patch leaves `current` alone, so it can be the shared decoded version.
+      const current = how.applyCopies ? this.decodeShared(r, kv) : this.decode(r, kv);
       const patched = apply(how.applyCopies ? current : structuredClone(current));
       if (how.applyCopies && patched === current) throw new Error('registry.patch: an applyCopies patch function returned its input');
       if (!patched || typeof patched !== 'object' || Array.isArray(patched)) throw badRequest('the patch did not produce an object');
