@@ -130,6 +130,12 @@ function parseRV(rv: string, what = 'resourceVersion'): number {
 /** The wire form of metav1.Time for a millisecond timestamp. */
 export { formatTime };
 
+function deepFreeze(v: unknown): void {
+  if (v === null || typeof v !== 'object' || Object.isFrozen(v)) return;
+  Object.freeze(v);
+  for (const k of Object.keys(v)) deepFreeze((v as Record<string, unknown>)[k]);
+}
+
 const NOT_SPEC = new Set(['metadata', 'status', 'apiVersion', 'kind']);
 const METADATA = new Set(['metadata']);
 const NOOP_META = new Set(['resourceVersion', 'managedFields']);
@@ -152,6 +158,12 @@ export class Registry {
   ) {
     this.ctx = { clock, rng, registry: this, nowTime: () => formatTime(clock.now()) };
   }
+
+  /**
+   * Deep-freezes every shared decoded object (see {@link decodeShared}), so code that mutates one
+   * throws instead of corrupting what other callers see. Off by default; the test server turns it on.
+   */
+  freezeShared = false;
 
   /** The strategy of a resource (an empty one if it has none). */
   strategy(r: ResourceInfo): Strategy {
@@ -188,6 +200,7 @@ export class Registry {
     let obj = cache.get(kv);
     if (obj === undefined) {
       obj = this.decode(r, kv);
+      if (this.freezeShared) deepFreeze(obj);
       cache.set(kv, obj);
       this.remember(cache, kv);
     }

@@ -35,6 +35,8 @@ export class TestServer {
   constructor(opts: { historyWindowMs?: number } = {}) {
     this.storage = new WatchCache(new SqliteStorage({ path: ':memory:' }), { clock: this.clock, historyWindowMs: opts.historyWindowMs });
     this.api = new ApiServer({ storage: this.storage, clock: this.clock, rng: new SeededRng(1), bookmarkIntervalMs: 1000 });
+    // Shared decoded objects are frozen in tests: a handler or strategy that mutates one fails loudly.
+    this.api.registry.freezeShared = true;
     bootstrap(this.api.registry);
   }
 
