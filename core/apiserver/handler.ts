@@ -213,7 +213,7 @@ export class ApiServer {
     const pretty = req.query.get('pretty');
     if (pretty === 'true' || pretty === '1') return { status, headers, body: JSON.stringify(obj, null, 2) + '\n' };
     let body = this.jsonBodies.get(obj);
-    if (body === undefined) this.jsonBodies.set(obj, (body = JSON.stringify(obj)));
+    if (body === undefined) this.jsonBodies.set(obj, (body = this.registry.servedJson(obj) ?? JSON.stringify(obj)));
     return { status, headers, body };
   }
 

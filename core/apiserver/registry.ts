@@ -228,6 +228,32 @@ export class Registry {
     return s.toServed ? s.toServed(obj) : obj;
   }
 
+  /** The stored JSON of objects just written, for {@link servedJson}. */
+  private readonly storedTexts = new WeakMap<object, string>();
+
+  private rememberStored(r: ResourceInfo, obj: any, text: string): void {
+    const s = this.strategy(r);
+    if (!s.toStored && !s.toServed) this.storedTexts.set(obj, text);
+  }
+
+  /**
+   * The JSON of an object this registry has just written (create, update, patch), built from the
+   * text it stored plus its resourceVersion instead of serializing it again; undefined when that
+   * is not known to be exact (another object, a converted kind, an unusual layout). Guarantee:
+   * when defined, JSON.parse of it deep-equals `obj` (only the key order of metadata may differ).
+   */
+  servedJson(obj: object): string | undefined {
+    const text = this.storedTexts.get(obj);
+    if (text === undefined) return undefined;
+    const rv = (obj as any).metadata?.resourceVersion;
+    if (typeof rv !== 'string' || !/^\d+$/.test(rv)) return undefined;
+    const at = text.indexOf('"metadata":{');
+    // Top level only: no other object may open before it (strings holding '{' just fall back).
+    if (at < 0 || text.indexOf('{', 1) !== at + 11) return undefined;
+    const cut = at + 12;
+    return `${text.slice(0, cut)}"resourceVersion":"${rv}"${text[cut] === '}' ? '' : ','}${text.slice(cut)}`;
+  }
+
   private encode(r: ResourceInfo, obj: any): string {
     const s = this.strategy(r);
     const stored = s.toStored ? s.toStored(obj) : obj;
@@ -476,7 +502,9 @@ export class Registry {
       return obj;
     }
     try {
-      const kv = this.storage.create(this.key(r, meta.namespace ?? '', meta.name), this.encode(r, obj));
+      const text = this.encode(r, obj);
+      const kv = this.storage.create(this.key(r, meta.namespace ?? '', meta.name), text);
+      this.rememberStored(r, obj, text);
       meta.resourceVersion = String(kv.modRevision);
     } catch (e) {
       this.translate(e, r, meta.name);
@@ -577,7 +605,9 @@ export class Registry {
         m.resourceVersion = String(kv.modRevision);
         return obj;
       }
-      const kv = this.storage.update(this.key(r, om.namespace ?? '', om.name), this.encode(r, obj), oldRevision);
+      const text = this.encode(r, obj);
+      const kv = this.storage.update(this.key(r, om.namespace ?? '', om.name), text, oldRevision);
+      this.rememberStored(r, obj, text);
       m.resourceVersion = String(kv.modRevision);
     } catch (e) {
       this.translate(e, r, om.name);
