@@ -234,7 +234,8 @@ export class Scheduler {
     return {
       allNodes: this.cache.list(),
       namespaceLabels: (ns) => this.nsInformer.store.get('', ns)?.metadata?.labels,
-      nominatedPodsOn: (node) => this.nominator.podsOn(node),
+      // NOTE: without nominated pods (the usual case) filtering skips the per-node lookup.
+      nominatedPodsOn: this.nominator.size > 0 ? (node) => this.nominator.podsOn(node) : undefined,
     };
   }
 
