@@ -1,5 +1,6 @@
 import { StatusError, invalid, type StatusCause } from '../machinery/status.ts';
 import type { Strategy, StrategyContext } from './registry.ts';
+import { lookupResource } from './request.ts';
 import { selectorFromLabelSelector } from '../machinery/labels.ts';
 import { deepEqualExcept } from '../machinery/deepequal.ts';
 
@@ -116,6 +117,8 @@ function podForbidden(obj: any, why: string): StatusError {
   return new StatusError(403, 'Forbidden', `pods "${name}" is forbidden: ${why}`, { name, kind: 'pods' });
 }
 
+const PRIORITY_CLASSES = lookupResource('scheduling.k8s.io', 'v1', 'priorityclasses')!;
+
 /**
  * The Priority admission plugin on pod create, as Kubernetes runs it: a named
  * `spec.priorityClassName` must exist (403 `no PriorityClass with name X was found`); without a
@@ -130,13 +133,13 @@ export function admitPodPriority(obj: any, ctx: StrategyContext): void {
   if (spec.priorityClassName) {
     const kv = ctx.registry.storage.get(PRIORITY_CLASS_PREFIX + spec.priorityClassName);
     if (!kv) throw podForbidden(obj, `no PriorityClass with name ${spec.priorityClassName} was found`);
-    const pc = JSON.parse(kv.value);
+    const pc = ctx.registry.decodeShared(PRIORITY_CLASSES, kv);
     priority = pc.value;
     policy = pc.preemptionPolicy;
   } else {
     let best: any;
     for (const kv of ctx.registry.storage.list(PRIORITY_CLASS_PREFIX).items) {
-      const pc = JSON.parse(kv.value);
+      const pc = ctx.registry.decodeShared(PRIORITY_CLASSES, kv);
       if (pc.globalDefault === true && (!best || pc.value < best.value)) best = pc;
     }
     if (best) {
