@@ -647,14 +647,13 @@ export class ApiServer {
         if (uid && pod.metadata.uid !== uid) throw conflict({ group: '', resource: 'pods' }, info.name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${pod.metadata.uid}`);
         if (pod.metadata.deletionTimestamp) throw conflict({ group: '', resource: 'pods' }, info.name, 'pod is being deleted, cannot be assigned to a host');
         if (pod.spec.nodeName) throw conflict({ group: '', resource: 'pods' }, info.name, `pod ${info.name} is already assigned to node "${pod.spec.nodeName}"`);
-        pod.spec.nodeName = target.name;
-        pod.status ??= {};
-        const conds = (pod.status.conditions ?? []).filter((c: any) => c.type !== 'PodScheduled');
+        // NOTE: copies what it changes (the pod it gets is shared, see applyCopies).
+        const conds = (pod.status?.conditions ?? []).filter((c: any) => c.type !== 'PodScheduled');
         conds.push({ type: 'PodScheduled', status: 'True', lastProbeTime: null, lastTransitionTime: this.registry.ctx.nowTime() });
-        pod.status.conditions = conds;
-        return pod;
+        return { ...pod, metadata: { ...pod.metadata }, spec: { ...pod.spec, nodeName: target.name }, status: { ...pod.status, conditions: conds } };
       },
       { ...this.writeOptions(req), subresource: 'binding' },
+      { applyCopies: true },
     );
     return this.respond(req, 201, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 }, this.representation(req, false));
   }
