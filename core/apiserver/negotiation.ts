@@ -40,6 +40,8 @@ export const SUPPORTED_MEDIA_TYPES = ['application/json', 'application/yaml', 'a
  * YAML, Protobuf (when `protobufOk`). Throws 406 NotAcceptable when nothing fits.
  */
 export function negotiate(accept: string | undefined, opts: { allowAs: boolean; protobufOk: boolean }): Representation {
+  // The common case of every Go and Node client, without parsing.
+  if (accept === undefined || accept === 'application/json' || accept === '*/*') return { kind: 'json' };
   const ranges = parseMediaRanges(accept);
   if (ranges.length === 0) return { kind: 'json' };
   for (const r of ranges) {
