@@ -47,9 +47,9 @@ function canonical(value: unknown): string {
   return `{${Object.keys(obj).filter((k) => obj[k] !== undefined).sort().map((k) => `${JSON.stringify(k)}:${canonical(obj[k])}`).join(',')}}`;
 }
 
-function walk(value: unknown, msg: MessageModel | undefined, path: string, out: Leaves, scope: 'main' | 'status' | 'all'): void {
+function walk(value: unknown, msg: MessageModel | undefined, path: string, out: Leaves, scope: 'main' | 'status' | 'all', values = true): void {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-    out.set(path, typeof value === 'string' ? `s${value}` : canonical(value));
+    out.set(path, !values ? '' : typeof value === 'string' ? `s${value}` : canonical(value));
     return;
   }
   const obj = value as Record<string, unknown>;
@@ -66,7 +66,7 @@ function walk(value: unknown, msg: MessageModel | undefined, path: string, out: 
     if (field && msg && v !== null && typeof v === 'object' && !Array.isArray(v)) {
       const meta = patchMetaFor(msg.fullName, k);
       if (meta?.structType === 'atomic' || meta?.mapType === 'atomic') {
-        out.set(join(path, `f:${k}`), canonical(v));
+        out.set(join(path, `f:${k}`), values ? canonical(v) : '');
         continue;
       }
     }
@@ -77,7 +77,7 @@ function walk(value: unknown, msg: MessageModel | undefined, path: string, out: 
         const here = join(path, `f:${k}`);
         out.set(join(here, '.'), '');
         const elem = field.type.kind === 'message' ? field.type.message : undefined;
-        for (const [mk, mv] of Object.entries(m)) walk(mv, messageOf(elem), join(here, `f:${mk}`), out, 'all');
+        for (const [mk, mv] of Object.entries(m)) walk(mv, messageOf(elem), join(here, `f:${mk}`), out, 'all', values);
         continue;
       }
     }
@@ -92,7 +92,7 @@ function walk(value: unknown, msg: MessageModel | undefined, path: string, out: 
           for (const key of keys) if ((item as Record<string, unknown>)[key] !== undefined) id[key] = (item as Record<string, unknown>)[key];
           const item_ = join(join(path, `f:${k}`), `k:${JSON.stringify(id)}`);
           out.set(join(item_, '.'), '');
-          walk(item, elem, item_, out, 'all');
+          walk(item, elem, item_, out, 'all', values);
         }
         continue;
       }
@@ -101,7 +101,7 @@ function walk(value: unknown, msg: MessageModel | undefined, path: string, out: 
         continue;
       }
     }
-    walk(v, messageOf(child), join(path, `f:${k}`), out, 'all');
+    walk(v, messageOf(child), join(path, `f:${k}`), out, 'all', values);
   }
 }
 
@@ -184,9 +184,9 @@ export function fieldsV1Of(paths: Iterable<string>): Record<string, unknown> {
   return unflatten(paths);
 }
 
-function leavesOf(obj: unknown, messageName: string | undefined, scope: 'main' | 'status'): Leaves {
+function leavesOf(obj: unknown, messageName: string | undefined, scope: 'main' | 'status', values = true): Leaves {
   const out: Leaves = new Map();
-  walk(obj, messageOf(messageName), '', out, scope);
+  walk(obj, messageOf(messageName), '', out, scope, values);
   return out;
 }
 
@@ -256,7 +256,7 @@ export function updateManagedFields(opts: {
     const d = leafChanges(opts.old, opts.obj, opts.messageName, scope);
     for (const k of d.changed) changed.add(k);
     for (const k of d.removed) removed.add(k);
-  } else for (const k of leavesOf(opts.obj, opts.messageName, scope).keys()) changed.add(k);
+  } else for (const k of leavesOf(opts.obj, opts.messageName, scope, false).keys()) changed.add(k);
 
   const entries: ManagedFieldsEntry[] = [];
   let mine: ManagedFieldsEntry | undefined;
