@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { fieldLeaves, leafChanges, updateManagedFields, type ManagedFieldsEntry } from './managedfields.ts';
+import { FIELD_PATH_SEP, fieldLeaves, fieldsV1Of, fieldsV1Paths, leafChanges, updateManagedFields, type ManagedFieldsEntry } from './managedfields.ts';
 
 const POD = 'k8s.io.api.core.v1.Pod';
 
@@ -85,4 +85,23 @@ describe('leafChanges equals diffing the full leaf maps', () => {
       });
     }
   }
+});
+
+describe('fieldsV1Of', () => {
+  it('builds the tree of any set of leaf paths, in any order (inverse of fieldsV1Paths)', () => {
+    const j = (...segs: string[]) => segs.join(FIELD_PATH_SEP);
+    const leaves = [
+      j('f:spec', 'f:containers', 'k:{"name":"a"}', 'f:image'),
+      j('f:metadata', 'f:labels', 'f:app'),
+      j('f:spec', 'f:containers', 'k:{"name":"a"}', '.'),
+      j('f:spec', 'f:nodeName'),
+      j('f:metadata', 'f:labels', '.'),
+      j('f:spec', 'f:containers', 'k:{"name":"b"}', 'f:image'),
+      j('f:status', 'f:phase'),
+    ];
+    for (const order of [leaves, [...leaves].reverse(), [...leaves].sort()]) {
+      assert.deepEqual([...fieldsV1Paths(fieldsV1Of(order))].sort(), [...leaves].sort());
+    }
+    assert.deepEqual(fieldsV1Of([j('f:a', 'f:b'), j('f:a'), j('f:a', 'f:c')]), { 'f:a': { 'f:b': {}, 'f:c': {} } });
+  });
 });

@@ -228,9 +228,19 @@ function isEmptyTree(tree: Record<string, unknown>): boolean {
 
 function unflatten(paths: Iterable<string>): Record<string, unknown> {
   const root: Record<string, any> = {};
+  // NOTE: paths mostly arrive in walk order, sharing a prefix with the previous one: resume there.
+  let prevSegs: string[] = [];
+  const chain: Record<string, any>[] = [root];
   for (const p of paths) {
-    let node = root;
-    for (const seg of p.split(SEP)) node = node[seg] ??= {};
+    const segs = p.split(SEP);
+    let i = 0;
+    while (i < segs.length && i < prevSegs.length && segs[i] === prevSegs[i]) i++;
+    let node = chain[i];
+    for (; i < segs.length; i++) {
+      node = node[segs[i]] ??= {};
+      chain[i + 1] = node;
+    }
+    prevSegs = segs;
   }
   return root;
 }
