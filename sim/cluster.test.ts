@@ -22,8 +22,20 @@ describe('simulated cluster', () => {
     assert.notEqual(a.trace!.join('\n'), c.trace!.join('\n'));
   });
 
+  it('the SQLite store and the in-memory store give the same trace; leaving out Events changes the run, not the outcome', async () => {
+    const memory = await runSimulation({ nodes: 3, pods: 8, seed: 'store', trace: true });
+    const sqlite = await runSimulation({ nodes: 3, pods: 8, seed: 'store', trace: true, storage: 'sqlite' });
+    assert.equal(memory.trace!.join('\n'), sqlite.trace!.join('\n'));
+    assert.equal(memory.events, sqlite.events);
+    const quiet = await runSimulation({ nodes: 3, pods: 8, seed: 'store', trace: true, events: false });
+    assert.equal(quiet.podsRunning, 8);
+    assert.ok(quiet.events < memory.events, `${quiet.events} simulator events without Kubernetes Events, ${memory.events} with`);
+  });
+
   it('refuses impossible options, naming them', async () => {
     await assert.rejects(runSimulation({ nodes: 0, pods: 1, seed: 1 }), (e: unknown) => e instanceof SimulationInvalid && e.option === 'nodes');
     await assert.rejects(runSimulation({ nodes: 1, pods: 1, seed: 1, pullLatency: { dist: 'weird' } }), (e: unknown) => e instanceof SimulationInvalid && e.option === 'pullLatency');
+    await assert.rejects(runSimulation({ nodes: 1, pods: 1, seed: 1, realtime: 0 }), (e: unknown) => e instanceof SimulationInvalid && e.option === 'realtime');
+    await assert.rejects(runSimulation({ nodes: 1, pods: 1, seed: 1, storage: 'etcd' as 'memory' }), (e: unknown) => e instanceof SimulationInvalid && e.option === 'storage');
   });
 });
