@@ -13,16 +13,10 @@ import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
-import { ApiServer } from '../core/apiserver/handler.ts';
-import { bootstrap } from '../core/apiserver/housekeeping.ts';
 import { Client } from '../core/client/client.ts';
 import { Scheduler } from '../core/scheduler/scheduler.ts';
-import { MemoryStorage } from '../core/storage/memory.ts';
-import { WatchCache } from '../core/storage/watchcache.ts';
-import { SimClock } from '../sim/clock.ts';
+import { simulatedControlPlane } from '../sim/cluster.ts';
 import { SimEnvironment } from '../sim/env.ts';
-import { RngStreams } from '../sim/rng.ts';
-import { SimNetwork } from '../sim/transport.ts';
 
 async function main(): Promise<void> {
   const o = new Command()
@@ -34,18 +28,7 @@ async function main(): Promise<void> {
   const nodes = Number(o.nodes);
   const pods = Number(o.pods);
   const env = new SimEnvironment();
-  const clock = new SimClock(env);
-  const streams = new RngStreams(1);
-  const storage = new WatchCache(new MemoryStorage({ maxLogBytes: 256 * 1024 * 1024 }), { clock, maxHistoryBytes: 128 * 1024 * 1024 });
-  const api = new ApiServer({ storage, clock, rng: streams.stream('apiserver'), sharedDecodeLimit: 2_000 });
-  bootstrap(api.registry);
-  const net = new SimNetwork({
-    env,
-    server: api,
-    rngFor: (c) => streams.stream(`network/${c}`),
-    requestLatency: { dist: 'lognormal', median: '1ms', p99: '10ms' },
-    responseLatency: { dist: 'lognormal', median: '1ms', p99: '10ms' },
-  });
+  const { clock, streams, storage, net } = simulatedControlPlane(env, { seed: 1 });
   const load = new Client({ transport: net.transport('load'), qps: -1, clock });
   const nodeClient = load.resource({ group: '', version: 'v1', resource: 'nodes' });
   const podClient = load.resource({ group: '', version: 'v1', resource: 'pods' }).namespace('default');

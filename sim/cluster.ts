@@ -103,6 +103,43 @@ function sampler(spec: unknown, fallback: unknown, option: string): Distribution
   }
 }
 
+/** The parts every simulated run shares: the clock, the random streams, the API server and its network. */
+export interface SimulatedControlPlane {
+  clock: SimClock;
+  streams: RngStreams;
+  storage: WatchCache;
+  api: ApiServer;
+  net: SimNetwork;
+}
+
+/**
+ * The real API server (bootstrapped: system namespaces, built-in PriorityClasses) on `env`, over
+ * the in-memory revision log (or SQLite) behind a watch cache, reachable through a simulated
+ * network with the options' latencies (default lognormal median 1 ms, p99 10 ms each way).
+ * Memory stays bounded on long runs: the watch history keeps at most 128 MiB, the log 256 MiB.
+ */
+export function simulatedControlPlane(
+  env: SimEnvironment,
+  o: Pick<SimulationOptions, 'seed' | 'storage' | 'requestLatency' | 'responseLatency'>,
+): SimulatedControlPlane {
+  const clock = new SimClock(env);
+  const streams = new RngStreams(o.seed);
+  const inner = o.storage === 'sqlite' ? new SqliteStorage({ path: ':memory:' }) : new MemoryStorage({ maxLogBytes: 256 * 1024 * 1024 });
+  const storage = new WatchCache(inner, { clock, maxHistoryBytes: 128 * 1024 * 1024 });
+  // NOTE: an event is fanned out to every watcher at once, so a small shared-decode cache suffices;
+  // the default (20,000 decoded objects plus their encoded frames) is a large fixed cost here.
+  const api = new ApiServer({ storage, clock, rng: streams.stream('apiserver'), sharedDecodeLimit: 2_000 });
+  bootstrap(api.registry);
+  const net = new SimNetwork({
+    env,
+    server: api,
+    rngFor: (c) => streams.stream(`network/${c}`),
+    requestLatency: o.requestLatency ?? { dist: 'lognormal', median: '1ms', p99: '10ms' },
+    responseLatency: o.responseLatency ?? { dist: 'lognormal', median: '1ms', p99: '10ms' },
+  });
+  return { clock, streams, storage, api, net };
+}
+
 /**
  * Assembles a simulated cluster on one discrete-event environment — the real API server (SQLite
  * in memory behind the watch cache), the real scheduler and N real node agents with simulated
@@ -117,25 +154,10 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationSum
   const wallStart = performance.now();
   let peakRss = process.memoryUsage().rss;
   const env = new SimEnvironment({ trace: o.trace });
-  const clock = new SimClock(env);
-  const streams = new RngStreams(o.seed);
-  // NOTE: history bounded by size, so a long run of a large cluster keeps memory flat (older watches read the log);
-  // the in-memory log is bounded too (it compacts itself past 256 MiB, as a compactor would).
-  const storage = new WatchCache(o.storage === 'sqlite' ? new SqliteStorage({ path: ':memory:' }) : new MemoryStorage({ maxLogBytes: 256 * 1024 * 1024 }), { clock, maxHistoryBytes: 128 * 1024 * 1024 });
-  // NOTE: an event is fanned out to every watcher at once, so a small shared-decode cache suffices;
-  // the default (20,000 decoded objects plus their encoded frames) is a large fixed cost here.
-  const api = new ApiServer({ storage, clock, rng: streams.stream('apiserver'), sharedDecodeLimit: 2_000 });
-  bootstrap(api.registry);
+  const { clock, streams, storage, api, net } = simulatedControlPlane(env, o);
   // As a real API server does: history older than the watch window (5 min) is compacted, which
   // bounds the revision log and the watch cache over long runs.
   const compactor = startCompactor(storage, { clock, onError: (e) => env.fail(e) });
-  const net = new SimNetwork({
-    env,
-    server: api,
-    rngFor: (c) => streams.stream(`network/${c}`),
-    requestLatency: o.requestLatency ?? { dist: 'lognormal', median: '1ms', p99: '10ms' },
-    responseLatency: o.responseLatency ?? { dist: 'lognormal', median: '1ms', p99: '10ms' },
-  });
   const pull = sampler(o.pullLatency, { dist: 'lognormal', median: '2s', p99: '10s' }, 'pullLatency');
   const start = sampler(o.startLatency, { dist: 'lognormal', median: '500ms', p99: '2s' }, 'startLatency');
 
