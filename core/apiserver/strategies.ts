@@ -137,11 +137,7 @@ export function admitPodPriority(obj: any, ctx: StrategyContext): void {
     priority = pc.value;
     policy = pc.preemptionPolicy;
   } else {
-    let best: any;
-    for (const kv of ctx.registry.storage.list(PRIORITY_CLASS_PREFIX).items) {
-      const pc = ctx.registry.decodeShared(PRIORITY_CLASSES, kv);
-      if (pc.globalDefault === true && (!best || pc.value < best.value)) best = pc;
-    }
+    const best = defaultPriorityClass(ctx);
     if (best) {
       spec.priorityClassName = best.metadata.name;
       priority = best.value;
@@ -159,6 +155,112 @@ export function admitPodPriority(obj: any, ctx: StrategyContext): void {
     spec.preemptionPolicy = policy;
   }
   spec.preemptionPolicy ??= 'PreemptLowerPriority';
+}
+
+// ---- PriorityClasses (scheduling.k8s.io/v1) -----------------------------------------------------
+
+/** The largest value a PriorityClass not named `system-…` may have (HighestUserDefinablePriority). */
+export const HIGHEST_USER_DEFINABLE_PRIORITY = 1_000_000_000;
+/** Names with this prefix are reserved for {@link SYSTEM_PRIORITY_CLASSES}. */
+export const SYSTEM_PRIORITY_CLASS_PREFIX = 'system-';
+
+const PREEMPTION_POLICIES = ['PreemptLowerPriority', 'Never'];
+
+function isInt32(v: unknown): v is number {
+  return typeof v === 'number' && Number.isInteger(v) && v >= -(2 ** 31) && v <= 2 ** 31 - 1;
+}
+
+/** Why `name`/`value`/`globalDefault` is not a built-in class (IsKnownSystemPriorityClass's error), or undefined when it is. */
+function unknownSystemPriorityClass(name: string, value: unknown, globalDefault: boolean): string | undefined {
+  const spc = SYSTEM_PRIORITY_CLASSES.find((c) => c.name === name);
+  if (!spc) return `${name} is not a known system priority class`;
+  if (spc.value !== value) return `value of ${name} PriorityClass must be ${spc.value}`;
+  if (globalDefault) return `globalDefault of ${name} PriorityClass must be false`;
+  return undefined;
+}
+
+/** Kubernetes' ValidatePriorityClass (the metadata is validated by the registry). */
+export function validatePriorityClass(pc: any): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const name: string = pc.metadata?.name ?? '';
+  if (pc.value === undefined || pc.value === null) causes.push({ reason: 'FieldValueRequired', field: 'value', message: 'Required value' });
+  else if (!isInt32(pc.value)) causes.push({ reason: 'FieldValueInvalid', field: 'value', message: `Invalid value: ${JSON.stringify(pc.value)}: must be a 32-bit integer` });
+  if (name.startsWith(SYSTEM_PRIORITY_CLASS_PREFIX)) {
+    const why = unknownSystemPriorityClass(name, pc.value, pc.globalDefault === true);
+    if (why) causes.push({ reason: 'FieldValueForbidden', field: 'metadata.name', message: `Forbidden: priority class names with '${SYSTEM_PRIORITY_CLASS_PREFIX}' prefix are reserved for system use only. error: ${why}` });
+  } else if (isInt32(pc.value) && pc.value > HIGHEST_USER_DEFINABLE_PRIORITY) {
+    causes.push({ reason: 'FieldValueForbidden', field: 'value', message: `Forbidden: maximum allowed value of a user defined priority is ${HIGHEST_USER_DEFINABLE_PRIORITY}` });
+  }
+  const policy = pc.preemptionPolicy;
+  if (policy === '') causes.push({ reason: 'FieldValueRequired', field: 'preemptionPolicy', message: 'Required value' });
+  else if (policy !== undefined && policy !== null && !PREEMPTION_POLICIES.includes(policy)) {
+    causes.push({ reason: 'FieldValueNotSupported', field: 'preemptionPolicy', message: `Unsupported value: ${JSON.stringify(policy)}: supported values: ${PREEMPTION_POLICIES.map((p) => `"${p}"`).join(', ')}` });
+  }
+  return causes;
+}
+
+/** Kubernetes' ValidatePriorityClassUpdate: `value` and `preemptionPolicy` are immutable. */
+export function validatePriorityClassUpdate(pc: any, old: any): StatusCause[] {
+  const causes = validatePriorityClass(pc);
+  if (pc.value !== old.value) causes.push({ reason: 'FieldValueForbidden', field: 'value', message: 'Forbidden: may not be changed in an update.' });
+  if ((pc.preemptionPolicy ?? null) !== (old.preemptionPolicy ?? null)) {
+    causes.push({ reason: 'FieldValueInvalid', field: 'preemptionPolicy', message: `Invalid value: ${pc.preemptionPolicy == null ? 'null' : JSON.stringify(pc.preemptionPolicy)}: field is immutable` });
+  }
+  return causes;
+}
+
+/** The globalDefault PriorityClass admission uses: the lowest-valued one when several exist. */
+function defaultPriorityClass(ctx: StrategyContext): any {
+  let best: any;
+  for (const kv of ctx.registry.storage.list(PRIORITY_CLASS_PREFIX).items) {
+    const pc = ctx.registry.decodeShared(PRIORITY_CLASSES, kv);
+    if (pc.globalDefault === true && (!best || pc.value < best.value)) best = pc;
+  }
+  return best;
+}
+
+/**
+ * The Priority admission plugin's check on PriorityClass writes, run after validation as
+ * Kubernetes' validating admission is: a class may become `globalDefault` only when no other
+ * class is (403 Forbidden `PriorityClass X is already marked as default. Only one default can exist`).
+ */
+function admitPriorityClass(pc: any, ctx: StrategyContext, isCreate: boolean): void {
+  if (pc.globalDefault !== true) return;
+  const dpc = defaultPriorityClass(ctx);
+  if (!dpc || (!isCreate && dpc.metadata?.name === pc.metadata?.name)) return;
+  const name = pc.metadata?.name ?? '';
+  throw new StatusError(403, 'Forbidden', `priorityclasses.scheduling.k8s.io "${name}" is forbidden: PriorityClass ${dpc.metadata?.name} is already marked as default. Only one default can exist`, {
+    name,
+    group: 'scheduling.k8s.io',
+    kind: 'priorityclasses',
+  });
+}
+
+/**
+ * PriorityClasses as Kubernetes 1.27 stores them: `preemptionPolicy` defaults to
+ * PreemptLowerPriority (on create and update, as decoding defaults it); {@link validatePriorityClass}
+ * and {@link validatePriorityClassUpdate} give 422 Invalid; then at most one `globalDefault` class
+ * is admitted ({@link admitPriorityClass}, 403 Forbidden).
+ */
+function priorityClassStrategy(): Strategy {
+  return {
+    prepareForCreate(obj) {
+      obj.preemptionPolicy ??= 'PreemptLowerPriority';
+    },
+    prepareForUpdate(obj, _old, _ctx, sub) {
+      if (!sub) obj.preemptionPolicy ??= 'PreemptLowerPriority';
+    },
+    validate(obj, ctx) {
+      const causes = validatePriorityClass(obj);
+      if (causes.length === 0) admitPriorityClass(obj, ctx, true);
+      return causes;
+    },
+    validateUpdate(obj, old, ctx) {
+      const causes = validatePriorityClassUpdate(obj, old);
+      if (causes.length === 0) admitPriorityClass(obj, ctx, false);
+      return causes;
+    },
+  };
 }
 
 // ---- Services: cluster IPs and node ports -------------------------------------------------
@@ -486,14 +588,7 @@ export function buildStrategies(alloc: ServiceAllocation): Map<string, Strategy>
       return causes;
     },
   });
-  m.set('scheduling.k8s.io/priorityclasses', {
-    prepareForCreate(obj) {
-      obj.preemptionPolicy ??= 'PreemptLowerPriority';
-    },
-    validate(obj) {
-      return typeof obj.value === 'number' ? [] : [{ reason: 'FieldValueRequired', field: 'value', message: 'Required value' }];
-    },
-  });
+  m.set('scheduling.k8s.io/priorityclasses', priorityClassStrategy());
   m.set('coordination.k8s.io/leases', {});
   m.set('policy/poddisruptionbudgets', {
     prepareForCreate(obj) {

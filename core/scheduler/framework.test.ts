@@ -1,8 +1,9 @@
-import { test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SeededRng } from '../machinery/rng.ts';
 import { fitErrorMessage, numFeasibleNodesToFind, Profile } from './framework.ts';
-import { NodeInfo } from './nodeinfo.ts';
+import { newPodInfo, NodeInfo } from './nodeinfo.ts';
+import type { Plugin, PluginContext } from './plugins.ts';
 
 test('numFeasibleNodesToFind follows Kubernetes: all below 100, adaptive 50 - n/125 %, min 5 %, at least 100', () => {
   assert.equal(numFeasibleNodesToFind(0, 99), 99);
@@ -52,4 +53,69 @@ test('scores: LeastAllocated and BalancedAllocation prefer the emptier, balanced
   assert.equal(r.scores!.NodeResourcesBalancedAllocation, 100);
   // no PreferNoSchedule taints anywhere → TaintToleration gives 100 × weight 3
   assert.equal(r.scores!.TaintToleration, 300);
+});
+
+describe('nominated pods in PreFilter state (AddPod on a cloned CycleState)', () => {
+  const zoneNode = (name: string, zone: string) =>
+    new NodeInfo(name, { metadata: { name, labels: { 'kubernetes.io/hostname': name, 'topology.kubernetes.io/zone': zone } }, status: { allocatable: { cpu: '4', memory: '8Gi', pods: '110' } } });
+  const web = (name: string, priority: number, extra: any = {}) => ({
+    metadata: { namespace: 'd', name, uid: `uid-${name}`, labels: { app: 'web' } },
+    spec: { priority, containers: [{ name: 'c' }], ...extra },
+  });
+  const spread = { topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 'web' } } }] };
+  const ctxWith = (nodes: NodeInfo[], nominated: Record<string, any[]>): PluginContext => ({
+    allNodes: nodes,
+    namespaceLabels: () => undefined,
+    nominatedPodsOn: (n) => (nominated[n] ?? []).map(newPodInfo),
+  });
+
+  test('a pod whose topology spread is violated only by a higher-priority nominated pod is rejected from that node', () => {
+    const a = zoneNode('a1', 'a');
+    const b = zoneNode('b1', 'b');
+    const prof = new Profile({ schedulerName: 's' }, new SeededRng(1));
+    const p = web('p', 0, spread);
+    const ctx = ctxWith([a, b], { a1: [web('preemptor', 100)] });
+    const state = prof.newCycleState(p, ctx);
+    assert.deepEqual(prof.filterWithNominatedPods(state, p, a, ctx), { plugin: 'PodTopologySpread', reasons: ["node(s) didn't match pod topology spread constraints"] });
+    assert.equal(prof.filterWithNominatedPods(state, p, b, ctx), undefined);
+    // The original state is untouched: without the nomination zone a is still fine.
+    assert.equal(prof.runFilters(state, p, a), undefined);
+    assert.equal(prof.schedule(p, ctx).node, 'b1');
+  });
+
+  test('a lower-priority nominated pod does not count against the pod', () => {
+    const a = zoneNode('a1', 'a');
+    const b = zoneNode('b1', 'b');
+    const prof = new Profile({ schedulerName: 's' }, new SeededRng(1));
+    const p = web('p', 50, spread);
+    const ctx = ctxWith([a, b], { a1: [web('lesser', 10)] });
+    assert.equal(prof.filterWithNominatedPods(prof.newCycleState(p, ctx), p, a, ctx), undefined);
+  });
+
+  test('a nominated pod’s required anti-affinity and the pod’s own anti-affinity terms see nominated pods', () => {
+    const a = zoneNode('a1', 'a');
+    const prof = new Profile({ schedulerName: 's' }, new SeededRng(1));
+    const antiWeb = { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { app: 'web' } } }] } };
+    const p = web('p', 0);
+    const ctx = ctxWith([a], { a1: [web('loner', 100, { affinity: antiWeb })] });
+    assert.deepEqual(prof.filterWithNominatedPods(prof.newCycleState(p, ctx), p, a, ctx), { plugin: 'InterPodAffinity', reasons: ["node(s) didn't satisfy existing pods anti-affinity rules"] });
+    const q = web('q', 0, { affinity: antiWeb });
+    const ctx2 = ctxWith([a], { a1: [web('neighbour', 100)] });
+    assert.deepEqual(prof.filterWithNominatedPods(prof.newCycleState(q, ctx2), q, a, ctx2), { plugin: 'InterPodAffinity', reasons: ["node(s) didn't match pod anti-affinity rules"] });
+  });
+
+  test('without nominated pods no state is cloned and no AddPod runs', () => {
+    let adds = 0;
+    const spy: Plugin = {
+      name: 'Spy',
+      preFilter: (state) => void state.set('Spy', { clone: () => assert.fail('state cloned') }),
+      addPod: () => void adds++,
+    };
+    const prof = new Profile({ schedulerName: 's', filter: ['Spy'], score: [] }, new SeededRng(1), new Map([['Spy', spy]]));
+    const n = zoneNode('a1', 'a');
+    const p = web('p', 0);
+    assert.equal(prof.schedule(p, { allNodes: [n], namespaceLabels: () => undefined }).node, 'a1');
+    assert.equal(prof.schedule(p, ctxWith([n], {})).node, 'a1');
+    assert.equal(adds, 0);
+  });
 });

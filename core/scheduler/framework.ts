@@ -1,8 +1,8 @@
 import type { Rng } from '../machinery/rng.ts';
-import { newPodInfo, type NodeInfo } from './nodeinfo.ts';
+import { newPodInfo, type NodeInfo, type PodInfo } from './nodeinfo.ts';
 import type { PreemptionConfig } from './preemption.ts';
 import { podPriority } from './queue.ts';
-import { DEFAULT_FILTER_PLUGINS, DEFAULT_SCORE_PLUGINS, defaultPluginRegistry, type CycleState, type Plugin, type PluginContext } from './plugins.ts';
+import { cloneCycleState, DEFAULT_FILTER_PLUGINS, DEFAULT_SCORE_PLUGINS, defaultPluginRegistry, type CycleState, type Plugin, type PluginContext } from './plugins.ts';
 
 /** Below this many nodes every node is searched (Kubernetes' minFeasibleNodesToFind). */
 export const MIN_FEASIBLE_NODES_TO_FIND = 100;
@@ -108,6 +108,22 @@ export class Profile {
     return state;
   }
 
+  /**
+   * RunPreFilterExtensionAddPod: every filter plugin's `addPod` on `state` (which the caller has
+   * cloned), as if `podInfoToAdd` ran on `node`. Call before adding the pod to `node`.
+   */
+  addPodToState(state: CycleState, pod: any, podInfoToAdd: PodInfo, node: NodeInfo): void {
+    for (const f of this.filters) f.addPod?.(state, pod, podInfoToAdd, node);
+  }
+
+  /**
+   * RunPreFilterExtensionRemovePod: every filter plugin's `removePod` on `state` (which the
+   * caller has cloned), as if `podInfoToRemove` left `node`. Call after removing the pod from `node`.
+   */
+  removePodFromState(state: CycleState, pod: any, podInfoToRemove: PodInfo, node: NodeInfo): void {
+    for (const f of this.filters) f.removePod?.(state, pod, podInfoToRemove, node);
+  }
+
   /** Runs the filters in order on one node; the first rejection, or undefined when the node fits. */
   runFilters(state: CycleState, pod: any, node: NodeInfo): NodeFailure | undefined {
     for (const f of this.filters) {
@@ -121,7 +137,10 @@ export class Profile {
    * Kubernetes' RunFilterPluginsWithNominatedPods: when pods of equal or higher priority than
    * `pod` are nominated to the node (`ctx.nominatedPodsOn`), the node must fit `pod` both with
    * them added and without them; otherwise the filters run once. A lower-priority pod therefore
-   * never takes the room a higher-priority preemptor is waiting for.
+   * never takes the room a higher-priority preemptor is waiting for. The pass with them runs on a
+   * clone of `state` updated by the plugins' `addPod` (Kubernetes' addGenericNominatedPods), so
+   * PreFilter results such as topology spread counts and inter-pod (anti-)affinity see them too;
+   * `state` itself is not changed. Without nominated pods there is no extra work.
    */
   filterWithNominatedPods(state: CycleState, pod: any, node: NodeInfo, ctx: PluginContext): NodeFailure | undefined {
     const nominated = ctx.nominatedPodsOn?.(node.name);
@@ -131,9 +150,19 @@ export class Profile {
       const uid = pod?.metadata?.uid;
       const add = nominated.filter((pi) => podPriority(pi.pod) >= prio && pi.key !== self?.key && (!uid || pi.pod?.metadata?.uid !== uid));
       if (add.length > 0) {
+        const stateOut = cloneCycleState(state);
         const withNominated = node.clone();
-        for (const pi of add) withNominated.addPod(pi);
-        const failed = this.runFilters(state, pod, withNominated);
+        for (const pi of add) {
+          // A nominated pod already on the node (assumed or bound) replaces itself, as NodeInfo.addPod does.
+          const existing = withNominated.pods.get(pi.key);
+          if (existing) {
+            withNominated.removePod(pi.key);
+            this.removePodFromState(stateOut, pod, existing, withNominated);
+          }
+          this.addPodToState(stateOut, pod, pi, withNominated);
+          withNominated.addPod(pi);
+        }
+        const failed = this.runFilters(stateOut, pod, withNominated);
         if (failed) return failed;
       }
     }

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { newPodInfo, NodeInfo, podRequests } from './nodeinfo.ts';
-import { interPodAffinity, nodeAffinity, nodeResourcesFit, nodeUnschedulable, podTopologySpread, taintToleration, toleratesTaint, type CycleState } from './plugins.ts';
+import { cloneCycleState, interPodAffinity, nodeAffinity, nodeResourcesFit, nodeUnschedulable, podTopologySpread, taintToleration, toleratesTaint, type CycleState } from './plugins.ts';
 
 const mkNode = (name: string, labels: Record<string, string> = {}, spec: any = {}, alloc: any = { cpu: '4', memory: '8Gi', pods: '110' }) =>
   new NodeInfo(name, { metadata: { name, labels }, spec, status: { allocatable: alloc } });
@@ -102,4 +102,42 @@ test('InterPodAffinity: required affinity, first pod of a group, existing pods a
   interPodAffinity.preFilter!(st, noisy, ctx);
   assert.deepEqual(interPodAffinity.filter!(st, noisy, b), ["node(s) didn't satisfy existing pods anti-affinity rules"]);
   assert.equal(interPodAffinity.filter!(st, noisy, a), undefined);
+});
+
+test('PreFilterExtensions: addPod then removePod on a cloned state restores the counts; the original never changes', () => {
+  const a = mkNode('a', { zone: 'z1', 'kubernetes.io/hostname': 'a' });
+  const b = mkNode('b', { zone: 'z2', 'kubernetes.io/hostname': 'b' });
+  b.addPod(newPodInfo(mkPod('w0', {}, { app: 'web' })));
+  const pod = mkPod('p', {
+    topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 'web' } } }],
+    affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'zone', labelSelector: { matchLabels: { app: 'db' } } }] } },
+  }, { app: 'web' });
+  const ctx = { allNodes: [a, b], namespaceLabels: () => undefined };
+  const st = stateFor(pod);
+  podTopologySpread.preFilter!(st, pod, ctx);
+  interPodAffinity.preFilter!(st, pod, ctx);
+  const snapshot = (s: CycleState) => JSON.stringify([
+    [...(s.get('PodTopologySpread/filter') as any).counts[0]],
+    (s.get('PodTopologySpread/filter') as any).minMatch,
+    [...(s.get('InterPodAffinity/filter') as any).antiAffinityCounts],
+  ]);
+  const before = snapshot(st);
+  assert.equal(before, JSON.stringify([[['z1', 0], ['z2', 1]], [0], []]));
+  const copy = cloneCycleState(st);
+  const web = newPodInfo(mkPod('w1', {}, { app: 'web' }));
+  const db = newPodInfo(mkPod('d1', {}, { app: 'db' }));
+  const other = newPodInfo({ ...mkPod('x', {}, { app: 'web' }), metadata: { namespace: 'elsewhere', name: 'x', labels: { app: 'web' } } });
+  for (const pi of [web, db, other]) {
+    podTopologySpread.addPod!(copy, pod, pi, a);
+    interPodAffinity.addPod!(copy, pod, pi, a);
+  }
+  assert.equal(snapshot(copy), JSON.stringify([[['z1', 1], ['z2', 1]], [1], [['zone\u0000z1', 1]]]));
+  assert.deepEqual(interPodAffinity.filter!(copy, pod, a), ["node(s) didn't match pod anti-affinity rules"]);
+  assert.equal(interPodAffinity.filter!(st, pod, a), undefined);
+  for (const pi of [web, db, other]) {
+    podTopologySpread.removePod!(copy, pod, pi, a);
+    interPodAffinity.removePod!(copy, pod, pi, a);
+  }
+  assert.equal(snapshot(copy), before, 'zero counts leave the affinity maps, spread domains stay');
+  assert.equal(snapshot(st), before);
 });

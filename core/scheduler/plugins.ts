@@ -8,6 +8,29 @@ export const MAX_NODE_SCORE = 100;
 /** Per-attempt state shared by a profile's plugins (PreFilter / PreScore results). */
 export type CycleState = Map<string, unknown>;
 
+/**
+ * A CycleState entry that AddPod/RemovePod change: {@link cloneCycleState} clones it. Entries
+ * without `clone` are treated as read-only and shared between clones.
+ */
+export interface StateData {
+  clone(): StateData;
+}
+
+function isStateData(v: unknown): v is StateData {
+  return typeof v === 'object' && v !== null && typeof (v as { clone?: unknown }).clone === 'function';
+}
+
+/**
+ * Kubernetes' CycleState.Clone: a copy whose {@link StateData} entries are cloned, so a plugin's
+ * `addPod` / `removePod` on the copy (a nominated pod added, a victim removed) leaves the
+ * original untouched. Other entries are shared.
+ */
+export function cloneCycleState(state: CycleState): CycleState {
+  const out: CycleState = new Map();
+  for (const [k, v] of state) out.set(k, isStateData(v) ? v.clone() : v);
+  return out;
+}
+
 /** What plugins may consult besides the node being filtered. */
 export interface PluginContext {
   /** Every node (with a Node object) the scheduler knows. */
@@ -28,6 +51,16 @@ export interface Plugin {
   /** Cluster events after which a pod this plugin rejected may fit. */
   readonly events?: readonly ClusterEvent[];
   preFilter?(state: CycleState, pod: any, ctx: PluginContext): void;
+  /**
+   * PreFilterExtensions.AddPod: updates what `preFilter` stored in `state` as if `podInfoToAdd`
+   * ran on `node` (a nominated pod). Called on a cloned state, before the pod is added to `node`.
+   */
+  addPod?(state: CycleState, pod: any, podInfoToAdd: PodInfo, node: NodeInfo): void;
+  /**
+   * PreFilterExtensions.RemovePod: updates `state` as if `podInfoToRemove` no longer ran on `node`
+   * (a preemption victim). Called on a cloned state, after the pod left `node`.
+   */
+  removePod?(state: CycleState, pod: any, podInfoToRemove: PodInfo, node: NodeInfo): void;
   filter?(state: CycleState, pod: any, node: NodeInfo): string[] | undefined;
   preScore?(state: CycleState, pod: any, nodes: NodeInfo[], ctx: PluginContext): void;
   score?(state: CycleState, pod: any, node: NodeInfo): number;
@@ -360,13 +393,13 @@ function spreadConstraints(pod: any, action: string): SpreadConstraint[] {
   return out;
 }
 
+function countsForSpread(p: any, ns: string, selector: LabelSelector): boolean {
+  return p.metadata?.namespace === ns && !p.metadata?.deletionTimestamp && selector.matches(p.metadata?.labels);
+}
+
 function countsMatching(node: NodeInfo, ns: string, selector: LabelSelector): number {
   let n = 0;
-  for (const pi of node.pods.values()) {
-    const p = pi.pod;
-    if (p.metadata?.namespace !== ns || p.metadata?.deletionTimestamp) continue;
-    if (selector.matches(p.metadata?.labels)) n++;
-  }
+  for (const pi of node.pods.values()) if (countsForSpread(pi.pod, ns, selector)) n++;
   return n;
 }
 
@@ -379,11 +412,40 @@ function eligibleForSpread(pod: any, node: NodeInfo, c: SpreadConstraint): boole
   return true;
 }
 
-interface SpreadFilterState {
-  constraints: SpreadConstraint[];
-  counts: Map<string, number>[];
-  minMatch: number[];
+function minMatchOf(c: SpreadConstraint, counts: Map<string, number>): number {
+  if (counts.size < c.minDomains) return 0;
+  let m = Infinity;
+  for (const v of counts.values()) if (v < m) m = v;
+  return m === Infinity ? 0 : m;
 }
+
+/** PodTopologySpread's PreFilter result: matching pods per domain and the global minimum, per constraint. */
+class SpreadFilterState implements StateData {
+  constructor(
+    readonly constraints: SpreadConstraint[],
+    readonly counts: Map<string, number>[],
+    readonly minMatch: number[],
+  ) {}
+
+  clone(): SpreadFilterState {
+    return new SpreadFilterState(this.constraints, this.counts.map((m) => new Map(m)), [...this.minMatch]);
+  }
+
+  /** Kubernetes' updateWithPod: counts `other` (±1) in `node`'s domains where it matches and the node is eligible for `pod`. */
+  update(pod: any, other: any, node: NodeInfo, delta: number): void {
+    const ns = pod.metadata?.namespace;
+    if (other?.metadata?.namespace !== ns || !node.node || !hasAllKeys(node, this.constraints)) return;
+    const labels = node.labels();
+    this.constraints.forEach((c, i) => {
+      if (!countsForSpread(other, ns, c.selector) || !eligibleForSpread(pod, node, c)) return;
+      const v = labels[c.topologyKey];
+      this.counts[i].set(v, (this.counts[i].get(v) ?? 0) + delta);
+      this.minMatch[i] = minMatchOf(c, this.counts[i]);
+    });
+  }
+}
+
+const SPREAD_FILTER_STATE = 'PodTopologySpread/filter';
 
 function hasAllKeys(node: NodeInfo, constraints: SpreadConstraint[]): boolean {
   const labels = node.labels();
@@ -414,16 +476,17 @@ export const podTopologySpread: Plugin = {
         counts[i].set(v, (counts[i].get(v) ?? 0) + countsMatching(node, ns, c.selector));
       });
     }
-    const minMatch = constraints.map((c, i) => {
-      if (counts[i].size < c.minDomains) return 0;
-      let m = Infinity;
-      for (const v of counts[i].values()) m = Math.min(m, v);
-      return m === Infinity ? 0 : m;
-    });
-    state.set('PodTopologySpread/filter', { constraints, counts, minMatch } satisfies SpreadFilterState);
+    const minMatch = constraints.map((c, i) => minMatchOf(c, counts[i]));
+    state.set(SPREAD_FILTER_STATE, new SpreadFilterState(constraints, counts, minMatch));
+  },
+  addPod(state, pod, podInfoToAdd, node) {
+    (state.get(SPREAD_FILTER_STATE) as SpreadFilterState | undefined)?.update(pod, podInfoToAdd.pod, node, 1);
+  },
+  removePod(state, pod, podInfoToRemove, node) {
+    (state.get(SPREAD_FILTER_STATE) as SpreadFilterState | undefined)?.update(pod, podInfoToRemove.pod, node, -1);
   },
   filter(state, pod, node) {
-    const s = state.get('PodTopologySpread/filter') as SpreadFilterState | undefined;
+    const s = state.get(SPREAD_FILTER_STATE) as SpreadFilterState | undefined;
     if (!s) return undefined;
     const labels = node.labels();
     for (let i = 0; i < s.constraints.length; i++) {
@@ -524,16 +587,50 @@ function termMatches(term: AffinityTerm, pod: any, ctx: PluginContext): boolean 
   return nsOk && term.selector.matches(pod.metadata?.labels);
 }
 
-interface AffinityState {
-  affinity: AffinityTerm[];
-  antiAffinity: AffinityTerm[];
-  affinityCounts: Map<string, number>;
-  antiAffinityCounts: Map<string, number>;
-  existingAntiAffinityCounts: Map<string, number>;
-  podMatchesOwnAffinity: boolean;
+const pair = (key: string, value: string) => `${key}\u0000${value}`;
+
+function addCount(m: Map<string, number>, k: string, delta: number): void {
+  const n = (m.get(k) ?? 0) + delta;
+  if (n === 0) m.delete(k);
+  else m.set(k, n);
 }
 
-const pair = (key: string, value: string) => `${key}\u0000${value}`;
+/**
+ * InterPodAffinity's PreFilter result: per topology pair, the pods matching all of the incoming
+ * pod's required affinity terms, those matching its anti-affinity terms, and existing pods whose
+ * required anti-affinity matches the incoming pod. Pairs with a zero count are absent.
+ */
+class AffinityState implements StateData {
+  constructor(
+    readonly affinity: AffinityTerm[],
+    readonly antiAffinity: AffinityTerm[],
+    readonly affinityCounts: Map<string, number>,
+    readonly antiAffinityCounts: Map<string, number>,
+    readonly existingAntiAffinityCounts: Map<string, number>,
+    readonly podMatchesOwnAffinity: boolean,
+    /** The context of the PreFilter (namespace labels for namespaceSelector terms). */
+    readonly ctx: PluginContext,
+  ) {}
+
+  clone(): AffinityState {
+    return new AffinityState(this.affinity, this.antiAffinity, new Map(this.affinityCounts), new Map(this.antiAffinityCounts), new Map(this.existingAntiAffinityCounts), this.podMatchesOwnAffinity, this.ctx);
+  }
+
+  /** Kubernetes' updateWithPod: counts `other` (±1) on `node` as PreFilter would have. */
+  update(pod: any, other: PodInfo, node: NodeInfo, delta: number): void {
+    const labels = node.labels();
+    if (other.hasRequiredAntiAffinity) {
+      const terms = affinityTerms(other.pod.metadata?.namespace ?? '', other.pod.spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution);
+      for (const t of terms) if (t.topologyKey in labels && termMatches(t, pod, this.ctx)) addCount(this.existingAntiAffinityCounts, pair(t.topologyKey, labels[t.topologyKey]), delta);
+    }
+    if (this.affinity.length > 0 && this.affinity.every((t) => termMatches(t, other.pod, this.ctx))) {
+      for (const t of this.affinity) if (t.topologyKey in labels) addCount(this.affinityCounts, pair(t.topologyKey, labels[t.topologyKey]), delta);
+    }
+    for (const t of this.antiAffinity) if (t.topologyKey in labels && termMatches(t, other.pod, this.ctx)) addCount(this.antiAffinityCounts, pair(t.topologyKey, labels[t.topologyKey]), delta);
+  }
+}
+
+const AFFINITY_FILTER_STATE = 'InterPodAffinity/filter';
 
 /**
  * InterPodAffinity (required terms): a node is rejected when a required pod-affinity term has no
@@ -551,14 +648,7 @@ export const interPodAffinity: Plugin = {
     const aff = pod.spec?.affinity;
     const affinity = affinityTerms(ns, aff?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution);
     const antiAffinity = affinityTerms(ns, aff?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution);
-    const s: AffinityState = {
-      affinity,
-      antiAffinity,
-      affinityCounts: new Map(),
-      antiAffinityCounts: new Map(),
-      existingAntiAffinityCounts: new Map(),
-      podMatchesOwnAffinity: affinity.every((t) => termMatches(t, pod, ctx)),
-    };
+    const s = new AffinityState(affinity, antiAffinity, new Map(), new Map(), new Map(), affinity.every((t) => termMatches(t, pod, ctx)), ctx);
     const inc = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
     const ownTerms = affinity.length > 0 || antiAffinity.length > 0;
     for (const node of ctx.allNodes) {
@@ -580,10 +670,16 @@ export const interPodAffinity: Plugin = {
         for (const t of antiAffinity) if (t.topologyKey in labels && termMatches(t, pi.pod, ctx)) inc(s.antiAffinityCounts, pair(t.topologyKey, labels[t.topologyKey]));
       }
     }
-    state.set('InterPodAffinity/filter', s);
+    state.set(AFFINITY_FILTER_STATE, s);
+  },
+  addPod(state, pod, podInfoToAdd, node) {
+    (state.get(AFFINITY_FILTER_STATE) as AffinityState | undefined)?.update(pod, podInfoToAdd, node, 1);
+  },
+  removePod(state, pod, podInfoToRemove, node) {
+    (state.get(AFFINITY_FILTER_STATE) as AffinityState | undefined)?.update(pod, podInfoToRemove, node, -1);
   },
   filter(state, _pod, node) {
-    const s = state.get('InterPodAffinity/filter') as AffinityState | undefined;
+    const s = state.get(AFFINITY_FILTER_STATE) as AffinityState | undefined;
     if (!s) return undefined;
     const labels = node.labels();
     if (s.affinity.length > 0) {

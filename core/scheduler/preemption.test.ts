@@ -12,6 +12,7 @@ import {
   numPreemptionCandidates,
   pickOneNodeForPreemption,
   preempt,
+  selectVictimsOnNode,
   type PreemptArgs,
   type PreemptionOutcome,
 } from './preemption.ts';
@@ -253,5 +254,63 @@ describe('nominated pods', () => {
     n.update(withStatus, p);
     assert.equal(n.nodeOf(p), undefined);
     assert.equal(n.size, 0);
+  });
+});
+
+describe('PreFilter state during victim selection (RemovePod / AddPod on a cloned CycleState)', () => {
+  const zoneNode = (name: string, zone: string, cpu: string, pods: any[]) => {
+    const ni = new NodeInfo(name, { metadata: { name, labels: { 'kubernetes.io/hostname': name, 'topology.kubernetes.io/zone': zone } }, spec: {}, status: { allocatable: { cpu, memory: '8Gi', pods: '110' } } });
+    for (const p of pods) ni.addPod(newPodInfo({ ...p, spec: { ...p.spec, nodeName: name } }));
+    return ni;
+  };
+  const zoneSpread = { maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 'web' } } };
+
+  test('removing a victim that matches the preemptor’s anti-affinity term (zone topology) makes the node feasible', () => {
+    const n1 = zoneNode('n1', 'a', '8', [pod('rival', '1', { priority: 1, labels: { app: 'db' }, startTime: at(1) }), pod('bystander', '1', { priority: 1, labels: { app: 'cache' }, startTime: at(0) })]);
+    const p = pod('p', '1', { priority: 10 });
+    p.spec.affinity = { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'topology.kubernetes.io/zone', labelSelector: { matchLabels: { app: 'db' } } }] } };
+    assert.deepEqual(preempted(run([n1], p)), { node: 'n1', victims: ['rival'], numPDBViolations: 0 });
+  });
+
+  test('removing a victim whose own required anti-affinity matches the preemptor makes the node feasible', () => {
+    const loner = pod('loner', '1', { priority: 1, labels: { app: 'loner' } });
+    loner.spec.affinity = { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { app: 'web' } } }] } };
+    const n1 = node('n1', '8', { pods: [loner, pod('bystander', '1', { priority: 1 })] });
+    const p = pod('p', '1', { priority: 10, labels: { app: 'web' } });
+    const profile = new Profile({ schedulerName: 'default-scheduler' }, new SeededRng(1));
+    const r = profile.schedule(p, context([n1]));
+    assert.deepEqual(r.nodeFailures!.get('n1'), { plugin: 'InterPodAffinity', reasons: ["node(s) didn't satisfy existing pods anti-affinity rules"] });
+    assert.deepEqual(preempted(run([n1], p)), { node: 'n1', victims: ['loner'], numPDBViolations: 0 });
+  });
+
+  test('spread counts follow removed and reprieved victims: only as many matching pods go as the skew needs', () => {
+    // Zone a holds 3 matching pods, zone b 1 (on a full node of higher priority): the minimum is 1,
+    // so the preemptor fits in zone a once at most 1 matching pod is left there.
+    const n1 = zoneNode('n1', 'a', '8', [
+      pod('other', '1', { priority: 1, startTime: at(0) }),
+      pod('w1', '1', { priority: 1, labels: { app: 'web' }, startTime: at(1) }),
+      pod('w2', '1', { priority: 1, labels: { app: 'web' }, startTime: at(2) }),
+      pod('w3', '1', { priority: 1, labels: { app: 'web' }, startTime: at(3) }),
+    ]);
+    const n2 = zoneNode('n2', 'b', '4', [pod('vip', '4', { priority: 100, labels: { app: 'web' } })]);
+    const p = pod('p', '1', { priority: 10, labels: { app: 'web' } });
+    p.spec.topologySpreadConstraints = [zoneSpread];
+    assert.deepEqual(preempted(run([n1, n2], p)), { node: 'n1', victims: ['w2', 'w3'], numPDBViolations: 0 });
+  });
+
+  test('the state handed to selectVictimsOnNode is not changed', () => {
+    const n1 = zoneNode('n1', 'a', '8', [pod('w1', '1', { priority: 1, labels: { app: 'web' } }), pod('w2', '1', { priority: 1, labels: { app: 'web' } })]);
+    const n2 = zoneNode('n2', 'b', '8', []);
+    const p = pod('p', '1', { priority: 10, labels: { app: 'web' } });
+    p.spec.topologySpreadConstraints = [zoneSpread];
+    const profile = new Profile({ schedulerName: 'default-scheduler' }, new SeededRng(1));
+    const ctx = context([n1, n2]);
+    const state = profile.newCycleState(p, ctx);
+    const before = structuredClone([...(state.get('PodTopologySpread/filter') as any).counts]);
+    const sel = selectVictimsOnNode(p, n1, profile, ctx, [], NOW, state);
+    assert.equal(sel.failure, undefined);
+    assert.deepEqual(sel.victims!.map((v: any) => v.metadata.name).sort(), ['w1', 'w2']);
+    assert.deepEqual([...(state.get('PodTopologySpread/filter') as any).counts], before);
+    assert.equal(n1.pods.size, 2);
   });
 });

@@ -2,7 +2,7 @@ import { selectorFromLabelSelector } from '../machinery/labels.ts';
 import type { Rng } from '../machinery/rng.ts';
 import { fitErrorMessage, type NodeFailure, type Profile } from './framework.ts';
 import { newPodInfo, podKey, type NodeInfo, type PodInfo } from './nodeinfo.ts';
-import type { PluginContext } from './plugins.ts';
+import { cloneCycleState, type CycleState, type PluginContext } from './plugins.ts';
 import { podPriority } from './queue.ts';
 
 /** DefaultPreemptionArgs.minCandidateNodesPercentage's default. */
@@ -177,22 +177,30 @@ export function filterPodsWithPDBViolation(pods: PodInfo[], pdbs: any[]): { viol
 export type VictimSelection = { victims: any[]; numPDBViolations: number; failure?: undefined } | { failure: NodeFailure };
 
 /**
- * Kubernetes' SelectVictimsOnNode on a copy of `node` (the cache is not changed): removes every
- * pod of lower priority than `pod`; fails unless `pod` then passes the filters (with nominated
- * pods, PreFilters rerun on the changed node); then re-adds ("reprieves") the removed pods, the
- * PDB-violating ones first, each group from the most important pod down, keeping each that still
- * lets `pod` fit. The pods left out are the victims, sorted most important first.
+ * Kubernetes' SelectVictimsOnNode on a copy of `node` and a clone of `state` (neither the cache
+ * nor `state` is changed): removes every pod of lower priority than `pod`, updating the PreFilter
+ * results through the plugins' `removePod`; fails unless `pod` then passes the filters (with
+ * nominated pods); then re-adds ("reprieves") the removed pods (`addPod`), the PDB-violating ones
+ * first, each group from the most important pod down, keeping each that still lets `pod` fit.
+ * The pods left out are the victims, sorted most important first. `state` is the PreFilter state
+ * of `pod` over `ctx.allNodes`; computed when not given.
  */
-export function selectVictimsOnNode(pod: any, node: NodeInfo, profile: Profile, ctx: PluginContext, pdbs: any[], now: number): VictimSelection {
+export function selectVictimsOnNode(pod: any, node: NodeInfo, profile: Profile, ctx: PluginContext, pdbs: any[], now: number, state?: CycleState): VictimSelection {
   const prio = podPriority(pod);
   const potential = [...node.pods.values()].filter((pi) => podPriority(pi.pod) < prio);
   if (potential.length === 0) return { failure: { plugin: 'DefaultPreemption', reasons: [NO_PREEMPTION_VICTIMS] } };
   const copy = node.clone();
-  // NOTE: PreFilter state is recomputed over every node for each check (instead of Kubernetes'
-  // incremental AddPod/RemovePod extensions): simpler and exact, O(nodes) per check.
-  const nodeCtx: PluginContext = { ...ctx, allNodes: ctx.allNodes.map((n) => (n.name === node.name ? copy : n)) };
-  const check = () => profile.filterWithNominatedPods(profile.newCycleState(pod, nodeCtx), pod, copy, nodeCtx);
-  for (const pi of potential) copy.removePod(pi.key);
+  const nodeState = cloneCycleState(state ?? profile.newCycleState(pod, ctx));
+  const check = () => profile.filterWithNominatedPods(nodeState, pod, copy, ctx);
+  const removePod = (pi: PodInfo) => {
+    copy.removePod(pi.key);
+    profile.removePodFromState(nodeState, pod, pi, copy);
+  };
+  const addPod = (pi: PodInfo) => {
+    profile.addPodToState(nodeState, pod, pi, copy);
+    copy.addPod(pi);
+  };
+  for (const pi of potential) removePod(pi);
   const failed = check();
   if (failed) return { failure: failed };
   potential.sort((a, b) => compareImportance(a.pod, b.pod, now));
@@ -200,9 +208,9 @@ export function selectVictimsOnNode(pod: any, node: NodeInfo, profile: Profile, 
   const victims: any[] = [];
   let numPDBViolations = 0;
   const reprieve = (pi: PodInfo): boolean => {
-    copy.addPod(pi);
+    addPod(pi);
     if (!check()) return true;
-    copy.removePod(pi.key);
+    removePod(pi);
     victims.push(pi.pod);
     return false;
   };
@@ -280,6 +288,8 @@ export interface PreemptArgs {
   /** Clock time (ms), standing in for victims without a start time. */
   now: number;
   config?: PreemptionConfig;
+  /** The pod's PreFilter state over `ctx.allNodes` (the failed attempt's); computed once when absent. */
+  state?: CycleState;
 }
 
 /** What {@link preempt} decided. `message` (prefixed `preemption: `) completes the FitError. */
@@ -313,9 +323,10 @@ export function preempt(a: PreemptArgs): PreemptionOutcome {
   if (potential.length > 0) {
     const offset = a.rng ? a.rng.int(potential.length) : 0;
     const want = numPreemptionCandidates(potential.length, a.config);
+    const state = a.state ?? a.profile.newCycleState(a.pod, a.ctx);
     for (let i = 0; i < potential.length; i++) {
       const node = potential[(offset + i) % potential.length];
-      const sel = selectVictimsOnNode(a.pod, node, a.profile, a.ctx, a.pdbs, a.now);
+      const sel = selectVictimsOnNode(a.pod, node, a.profile, a.ctx, a.pdbs, a.now, state);
       if (sel.failure) {
         statuses.set(node.name, sel.failure);
         continue;
