@@ -79,6 +79,12 @@ function listQuery(q: URLSearchParams): ListQuery {
   };
 }
 
+/** A JSON watch frame; the object's JSON comes from its stored text when the registry knows it. */
+function jsonWatchFrame(type: string, object: object, registry: Registry): string {
+  const text = registry.servedJson(object);
+  return text === undefined ? `${JSON.stringify({ type, object })}\n` : `{"type":${JSON.stringify(type)},"object":${text}}\n`;
+}
+
 function partialObject(obj: any, version: string): any {
   return { apiVersion: `meta.k8s.io/${version}`, kind: 'PartialObjectMetadata', metadata: obj.metadata };
 }
@@ -335,7 +341,7 @@ export class ApiServer {
       // NOTE: items are shared decoded objects whose JSON is cached, so a list is mostly string joins.
       const items = out.items.map((o) => {
         let body = this.jsonBodies.get(o);
-        if (body === undefined) this.jsonBodies.set(o, (body = JSON.stringify(o)));
+        if (body === undefined) this.jsonBodies.set(o, (body = this.registry.servedJson(o) ?? JSON.stringify(o)));
         return body;
       });
       const head = JSON.stringify({ kind: list.kind, apiVersion: list.apiVersion, metadata: listMeta });
@@ -377,7 +383,7 @@ export class ApiServer {
       return { contentType: `${PROTOBUF_MEDIA_TYPE};stream=watch`, encoder: { frame: (type, object) => this.cachedFrame(this.protobufFrames, type, object, () => encodeWatchEventFrame(type, object)) } };
     }
     if (rep.kind === 'json') {
-      return { contentType: JSON_TYPE, encoder: { frame: (type, object) => this.cachedFrame(this.jsonFrames, type, object, () => JSON.stringify({ type, object }) + '\n') } };
+      return { contentType: JSON_TYPE, encoder: { frame: (type, object) => this.cachedFrame(this.jsonFrames, type, object, () => jsonWatchFrame(type, object, this.registry)) } };
     }
     let first = true;
     const clock = this.opts.clock;

@@ -50,3 +50,27 @@ describe('Registry.patch of the status subresource', () => {
     assert.equal(second.body.metadata.resourceVersion, first.body.metadata.resourceVersion);
   });
 });
+
+describe('Registry: the written object becomes the shared decoded one', () => {
+  it('what watchers, updates and patches see of a write equals decoding what was stored, and its served JSON matches', async () => {
+    const s = new TestServer();
+    const r = s.api.registry;
+    const seen: any[] = [];
+    const prefix = '/registry/core/configmaps/';
+    // A watcher of the storage that decodes as the API server's watch fan-out does, during the write.
+    r.storage.watch({ prefix, fromRevision: r.storage.currentRevision() }, { event: (ev) => (seen.push({ kv: ev.kv, obj: r.decodeShared(CM, ev.kv) }), true), close() {} });
+    const created = await s.request('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'a', labels: { x: '1' } }, data: { k: 'v' } });
+    assert.equal(created.status, 201);
+    await s.request('PATCH', '/api/v1/namespaces/default/configmaps/a', { metadata: { labels: { x: null } }, data: { k: 'w' } }, { 'content-type': 'application/merge-patch+json' });
+    await new Promise((res) => setImmediate(res));
+    assert.equal(seen.length, 2);
+    for (const { kv, obj } of seen) {
+      assert.deepEqual(obj, r.decode(CM, kv));
+      assert.deepEqual(JSON.parse(r.servedJson(obj)!), r.decode(CM, kv));
+      assert.equal(r.decodeShared(CM, kv), obj);
+    }
+    assert.deepEqual(seen[1].obj.metadata.labels ?? {}, {});
+    assert.equal(seen[1].obj.data.k, 'w');
+    assert.ok(Object.isFrozen(seen[1].obj.data), 'the test server freezes shared objects, written ones included');
+  });
+});

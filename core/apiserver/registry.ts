@@ -194,17 +194,73 @@ export class Registry {
    * version decoded). Callers must not mutate it.
    */
   decodeShared(r: ResourceInfo, kv: KeyValue): any {
-    const id = `${r.group}/${r.resource}`;
-    let cache = this.shared.get(id);
-    if (!cache) this.shared.set(id, (cache = new WeakMap()));
+    const cache = this.sharedCache(r);
     let obj = cache.get(kv);
     if (obj === undefined) {
-      obj = this.decode(r, kv);
+      const w = this.writing;
+      // A watcher told of the write in progress gets the written object, without parsing it.
+      obj = w && w.r === r && w.text === kv.value ? this.sharedCopy(w.obj, kv) : this.decode(r, kv);
+      if (this.isPlain(r)) this.storedTexts.set(obj, kv.value);
       if (this.freezeShared) deepFreeze(obj);
       cache.set(kv, obj);
       this.remember(cache, kv);
     }
     return obj;
+  }
+
+  private sharedCache(r: ResourceInfo): WeakMap<KeyValue, any> {
+    const id = `${r.group}/${r.resource}`;
+    let cache = this.shared.get(id);
+    if (!cache) this.shared.set(id, (cache = new WeakMap()));
+    return cache;
+  }
+
+  /** Whether a resource is stored as it is served (no conversion), so stored text and served JSON agree. */
+  private isPlain(r: ResourceInfo): boolean {
+    const s = this.strategy(r);
+    return !s.toStored && !s.toServed;
+  }
+
+  /** The object being written now and its stored text (see {@link store}). */
+  private writing: { r: ResourceInfo; obj: any; text: string } | undefined;
+
+  /**
+   * A copy of written object `obj` as decoding `kv` would give it: resourceVersion set, and fresh
+   * top-level and metadata objects (the write path deletes metadata fields, which leaves V8
+   * objects in slow dictionary mode). Everything below metadata is shared with `obj`.
+   */
+  private sharedCopy(obj: any, kv: KeyValue): any {
+    return { ...obj, metadata: { ...obj.metadata, resourceVersion: String(kv.modRevision) } };
+  }
+
+  /**
+   * Stores `obj` as `text` through `write` and sets its resourceVersion. For kinds stored as
+   * served (no conversion) it also remembers the text (see {@link servedJson}) and makes a copy
+   * of `obj` the shared decoded form of the new KeyValue, so neither the watchers told of the
+   * write nor the next update or patch parse it. From here on `obj` must not be mutated below its
+   * top level and metadata, as any shared object.
+   */
+  private store(r: ResourceInfo, obj: any, text: string, write: () => KeyValue): KeyValue {
+    const plain = this.isPlain(r);
+    if (plain) this.writing = { r, obj, text };
+    let kv: KeyValue;
+    try {
+      kv = write();
+    } finally {
+      this.writing = undefined;
+    }
+    obj.metadata.resourceVersion = String(kv.modRevision);
+    if (!plain) return kv;
+    this.storedTexts.set(obj, text);
+    const cache = this.sharedCache(r);
+    if (!cache.has(kv)) {
+      const shared = this.sharedCopy(obj, kv);
+      this.storedTexts.set(shared, text);
+      if (this.freezeShared) deepFreeze(shared);
+      cache.set(kv, shared);
+      this.remember(cache, kv);
+    }
+    return kv;
   }
 
   private remember(cache: WeakMap<KeyValue, any>, kv: KeyValue): void {
@@ -228,18 +284,14 @@ export class Registry {
     return s.toServed ? s.toServed(obj) : obj;
   }
 
-  /** The stored JSON of objects just written, for {@link servedJson}. */
+  /** The stored JSON of objects just written and of shared decoded ones, for {@link servedJson}. */
   private readonly storedTexts = new WeakMap<object, string>();
 
-  private rememberStored(r: ResourceInfo, obj: any, text: string): void {
-    const s = this.strategy(r);
-    if (!s.toStored && !s.toServed) this.storedTexts.set(obj, text);
-  }
-
   /**
-   * The JSON of an object this registry has just written (create, update, patch), built from the
-   * text it stored plus its resourceVersion instead of serializing it again; undefined when that
-   * is not known to be exact (another object, a converted kind, an unusual layout). Guarantee:
+   * The JSON of an object this registry has just written (create, update, patch) or a shared
+   * decoded object ({@link decodeShared}), built from the stored text plus its resourceVersion
+   * instead of serializing it again; undefined when that is not known to be exact (another
+   * object, a converted kind, an unusual layout). Guarantee:
    * when defined, JSON.parse of it deep-equals `obj` (only the key order of metadata may differ).
    */
   servedJson(obj: object): string | undefined {
@@ -503,9 +555,7 @@ export class Registry {
     }
     try {
       const text = this.encode(r, obj);
-      const kv = this.storage.create(this.key(r, meta.namespace ?? '', meta.name), text);
-      this.rememberStored(r, obj, text);
-      meta.resourceVersion = String(kv.modRevision);
+      this.store(r, obj, text, () => this.storage.create(this.key(r, meta.namespace ?? '', meta.name), text));
     } catch (e) {
       this.translate(e, r, meta.name);
     }
@@ -606,9 +656,7 @@ export class Registry {
         return obj;
       }
       const text = this.encode(r, obj);
-      const kv = this.storage.update(this.key(r, om.namespace ?? '', om.name), text, oldRevision);
-      this.rememberStored(r, obj, text);
-      m.resourceVersion = String(kv.modRevision);
+      this.store(r, obj, text, () => this.storage.update(this.key(r, om.namespace ?? '', om.name), text, oldRevision));
     } catch (e) {
       this.translate(e, r, om.name);
     }

@@ -126,3 +126,13 @@ test('error bodies that are not Status still become typed ApiErrors', async () =
   const client = new Client({ transport, qps: -1 });
   await assert.rejects(client.resource(CM).namespace('d').get('x'), (e) => isNotFound(e) && (e as ApiError).message === 'page not found');
 });
+
+test('discardResult: a successful write resolves to undefined without decoding; an error still throws its Status', async () => {
+  const { client } = setup();
+  const cms = client.resource(CM).namespace('default');
+  assert.equal(await cms.create(configMap('a', { app: 'x' }), { discardResult: true }), undefined);
+  assert.equal((await cms.get('a')).metadata.labels.app, 'x');
+  assert.equal(await cms.patch('a', { data: { k: 'w' } }, 'merge', { discardResult: true }), undefined);
+  assert.equal((await cms.get('a')).data.k, 'w');
+  await assert.rejects(cms.create(configMap('a', { app: 'x' }), { discardResult: true }), (e) => isAlreadyExists(e));
+});

@@ -114,6 +114,11 @@ export interface WriteOptions {
   fieldValidation?: 'Ignore' | 'Warn' | 'Strict';
   /** Write a subresource (`status`, `scale`, …) instead of the object. */
   subresource?: string;
+  /**
+   * The caller does not use the written object: a successful response's body is not decoded and
+   * the call resolves to undefined (an error response is decoded and thrown as always).
+   */
+  discardResult?: boolean;
 }
 
 /** Options of delete. */
@@ -313,13 +318,14 @@ export class Client {
     return this.transport.request(req);
   }
 
-  /** Sends a request and decodes its JSON body; a status >= 400 throws an ApiError. */
-  async call(method: string, path: string, query: URLSearchParams, body?: unknown, contentType?: string): Promise<any> {
+  /** Sends a request and decodes its JSON body (unless `discardResult`); a status >= 400 throws an ApiError. */
+  async call(method: string, path: string, query: URLSearchParams, body?: unknown, contentType?: string, discardResult = false): Promise<any> {
     const res = await this.send(method, path, query, body, contentType);
     if (res.stream) {
       res.stream.cancel();
       throw new ApiError(500, 'InternalError', `unexpected streamed response to ${method} ${path}`);
     }
+    if (discardResult && res.status < 400) return undefined;
     const decoded = decodeBody(res);
     if (res.status >= 400) throw apiErrorFrom(res.status, decoded);
     return decoded;
@@ -419,13 +425,13 @@ export class ResourceClient<T = any> {
   async create(obj: T, opts: WriteOptions = {}): Promise<T> {
     const ns = this.objectNamespace(obj);
     const path = opts.subresource ? this.path((obj as any)?.metadata?.name, opts.subresource, ns) : this.path(undefined, undefined, ns);
-    return this.client.call('POST', path, writeQuery(opts), obj);
+    return this.client.call('POST', path, writeQuery(opts), obj, undefined, opts.discardResult);
   }
 
   /** PUTs an object (its `metadata.resourceVersion`, when set, is the optimistic-concurrency precondition). */
   async update(obj: T, opts: WriteOptions = {}): Promise<T> {
     const ns = this.objectNamespace(obj);
-    return this.client.call('PUT', this.path((obj as any)?.metadata?.name, opts.subresource, ns), writeQuery(opts), obj);
+    return this.client.call('PUT', this.path((obj as any)?.metadata?.name, opts.subresource, ns), writeQuery(opts), obj, undefined, opts.discardResult);
   }
 
   /** PUTs the status subresource. */
@@ -438,7 +444,7 @@ export class ResourceClient<T = any> {
     this.requireNamespace();
     const ct = PATCH_CONTENT_TYPE[type];
     if (!ct) throw new Error(`unknown patch type ${String(type)}`);
-    return this.client.call('PATCH', this.path(name, opts.subresource), writeQuery(opts), patch, ct);
+    return this.client.call('PATCH', this.path(name, opts.subresource), writeQuery(opts), patch, ct, opts.discardResult);
   }
 
   /** DELETEs one object; resolves to what the server returns (the object or a Status). */

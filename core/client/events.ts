@@ -252,11 +252,11 @@ export class EventRecorder {
   private async create(e: Entry): Promise<void> {
     const count = e.count;
     try {
-      await this.events!.namespace(e.namespace).create(this.body(e));
+      await this.events!.namespace(e.namespace).create(this.body(e), { discardResult: true });
     } catch (err) {
       if (!isAlreadyExists(err)) throw err;
       e.name = this.name(e.event.involvedObject.name, this.o.clock.now());
-      await this.events!.namespace(e.namespace).create(this.body(e));
+      await this.events!.namespace(e.namespace).create(this.body(e), { discardResult: true });
     }
     e.created = true;
     e.written = count;
@@ -268,7 +268,7 @@ export class EventRecorder {
     if (e.written === e.count) return;
     const count = e.count;
     try {
-      await this.events!.namespace(e.namespace).patch(e.name, { count, lastTimestamp: e.lastTimestamp }, 'strategic');
+      await this.events!.namespace(e.namespace).patch(e.name, { count, lastTimestamp: e.lastTimestamp }, 'strategic', { discardResult: true });
       e.written = count;
       this.stats.patched++;
     } catch (err) {

@@ -619,7 +619,7 @@ export class NodeAgent {
     const key = this.statusKey(status);
     this.lastStatusInputs = inputs;
     if (key === this.lastStatusKey && now - this.lastStatusReport < this.config.nodeStatusReportFrequency) return;
-    await this.nodes.patch(this.nodeName, { status }, 'strategic', { subresource: 'status' });
+    await this.nodes.patch(this.nodeName, { status }, 'strategic', { subresource: 'status', discardResult: true });
     this.lastStatusKey = key;
     this.lastStatusReport = now;
   }
@@ -1169,7 +1169,7 @@ export class NodeAgent {
     try {
       await this.podsClient
         .namespace(ps.pod.metadata.namespace)
-        .patch(ps.pod.metadata.name, { metadata: { uid: ps.uid }, status }, 'strategic', { subresource: 'status' });
+        .patch(ps.pod.metadata.name, { metadata: { uid: ps.uid }, status }, 'strategic', { subresource: 'status', discardResult: true });
       ps.lastStatus = key;
     } catch (err) {
       if (isNotFound(err)) return;
@@ -1187,7 +1187,7 @@ export class NodeAgent {
 
   /** memory.available as the eviction manager sees it: capacity − memory used by running containers. */
   memoryAvailable(): number {
-    const capacity = Number(parseQuantity(this.resources.capacity.memory).valueInt());
+    const capacity = this.memoryCapacity();
     let used = 0;
     for (const ps of this.pods.values()) {
       for (const c of ps.all) {
@@ -1207,8 +1207,15 @@ export class NodeAgent {
     this.after(EVICTION_MONITORING_PERIOD_MS, () => this.evictionLoop());
   }
 
+  private memoryCapacityBytes: number | undefined;
+
+  /** The node's memory capacity in bytes (the capacity is fixed at construction). */
+  private memoryCapacity(): number {
+    return (this.memoryCapacityBytes ??= Number(parseQuantity(this.resources.capacity.memory).valueInt()));
+  }
+
   private synchronizeEviction(): void {
-    const capacity = Number(parseQuantity(this.resources.capacity.memory).valueInt());
+    const capacity = this.memoryCapacity();
     const threshold = this.memoryThreshold(capacity);
     if (threshold === undefined) return;
     const available = this.memoryAvailable();
