@@ -13,7 +13,8 @@ describe('simulated cluster', () => {
   });
 
   it('the same seed gives a byte-identical trace; another seed a different one', async () => {
-    const a = await runSimulation({ nodes: 3, pods: 12, seed: 'alpha', trace: true });
+    // NOTE: with shared objects frozen, a component that mutates a watched object fails the run.
+    const a = await runSimulation({ nodes: 3, pods: 12, seed: 'alpha', trace: true, freezeShared: true });
     const b = await runSimulation({ nodes: 3, pods: 12, seed: 'alpha', trace: true });
     const c = await runSimulation({ nodes: 3, pods: 12, seed: 'beta', trace: true });
     assert.ok(a.trace!.length > 12 * 3);
@@ -23,7 +24,7 @@ describe('simulated cluster', () => {
   });
 
   it('the SQLite store and the in-memory store give the same trace; leaving out Events changes the run, not the outcome', async () => {
-    const memory = await runSimulation({ nodes: 3, pods: 8, seed: 'store', trace: true });
+    const memory = await runSimulation({ nodes: 3, pods: 8, seed: 'store', trace: true, freezeShared: true });
     const sqlite = await runSimulation({ nodes: 3, pods: 8, seed: 'store', trace: true, storage: 'sqlite' });
     assert.equal(memory.trace!.join('\n'), sqlite.trace!.join('\n'));
     assert.equal(memory.events, sqlite.events);

@@ -56,6 +56,12 @@ export interface SimulationOptions {
   realtime?: number;
   /** After all pods run, keep simulating this much idle virtual time (heartbeats, leases) and report it. */
   idleAfterMs?: number;
+  /**
+   * Deep-freeze the objects the API server shares with its watchers and in-process clients (the
+   * decoded watch events of the simulated network), so a component that mutates one throws instead
+   * of corrupting what the others see. For tests: it costs time. Default false.
+   */
+  freezeShared?: boolean;
 }
 
 /** The one-line result of a simulation. */
@@ -120,7 +126,7 @@ export interface SimulatedControlPlane {
  */
 export function simulatedControlPlane(
   env: SimEnvironment,
-  o: Pick<SimulationOptions, 'seed' | 'storage' | 'requestLatency' | 'responseLatency'>,
+  o: Pick<SimulationOptions, 'seed' | 'storage' | 'requestLatency' | 'responseLatency' | 'freezeShared'>,
 ): SimulatedControlPlane {
   const clock = new SimClock(env);
   const streams = new RngStreams(o.seed);
@@ -129,6 +135,7 @@ export function simulatedControlPlane(
   // NOTE: an event is fanned out to every watcher at once, so a small shared-decode cache suffices;
   // the default (20,000 decoded objects plus their encoded frames) is a large fixed cost here.
   const api = new ApiServer({ storage, clock, rng: streams.stream('apiserver'), sharedDecodeLimit: 2_000 });
+  api.registry.freezeShared = o.freezeShared ?? false;
   bootstrap(api.registry);
   const net = new SimNetwork({
     env,

@@ -1,4 +1,4 @@
-import type { ApiRequest, ApiResponse, ResponseStream } from '../core/apiserver/types.ts';
+import type { ApiRequest, ApiResponse, ChunkWriter, DecodedWatchEvent, ResponseStream } from '../core/apiserver/types.ts';
 import type { Rng } from '../core/machinery/rng.ts';
 import type { Transport } from '../core/client/transport.ts';
 import { constant, parseDistribution, type Distribution, type DistributionConfig, type Duration } from './distributions.ts';
@@ -41,6 +41,12 @@ export interface SimNetworkOptions {
   watchEventLatency?: LatencySpec;
   /** Probability in [0, 1] that a request is lost (the client sees ECONNRESET). Default 0. */
   dropProbability?: number;
+  /**
+   * Hand clients the decoded event the server passes with each JSON watch frame, so they need
+   * not parse it (the frame still crosses the network, with its size and latency). Default true.
+   * The event's object is shared with the API server and every other watcher: read-only.
+   */
+  decodedWatchEvents?: boolean;
 }
 
 /** How the API server is unavailable: answering 503 ServiceUnavailable, or refusing connections. */
@@ -89,6 +95,8 @@ export class SimNetwork {
   private readonly open = new Set<SimWatchStream>();
   private down: { mode: UnavailableMode; depth: number } | undefined;
   private readonly transports = new Map<string, SimTransport>();
+  /** @internal See {@link SimNetworkOptions.decodedWatchEvents}. */
+  readonly decodedWatchEvents: boolean;
 
   constructor(opts: SimNetworkOptions) {
     this.env = opts.env;
@@ -100,6 +108,7 @@ export class SimNetwork {
     const p = opts.dropProbability ?? 0;
     if (!(p >= 0 && p <= 1)) throw new RangeError(`dropProbability must be in [0, 1], got ${p}`);
     this.dropProbability = p;
+    this.decodedWatchEvents = opts.decodedWatchEvents ?? true;
   }
 
   /** The transport of client `client` (one per name; the name selects its random stream and its partitions). */
@@ -252,13 +261,13 @@ export class SimNetwork {
 
 /** A watch body crossing the simulated network: chunks re-timed by sampled latency, order kept. */
 class SimWatchStream implements ResponseStream {
-  private write: ((chunk: Buffer | string) => boolean) | undefined;
+  private write: ChunkWriter | undefined;
   private end: (() => void) | undefined;
   private lastAt = 0;
   private paused = false;
   private closed = false;
   private endArrived = false;
-  private readonly backlog: (Buffer | string)[] = [];
+  private readonly backlog: { chunk: Buffer | string; decoded: DecodedWatchEvent | undefined }[] = [];
 
   constructor(
     private readonly net: SimNetwork,
@@ -267,14 +276,15 @@ class SimWatchStream implements ResponseStream {
     private readonly inner: ResponseStream,
   ) {}
 
-  start(write: (chunk: Buffer | string) => boolean, end: () => void): void {
+  start(write: ChunkWriter, end: () => void): void {
     if (this.write) throw new Error('watch stream already started');
     this.write = write;
     this.end = end;
     this.net.watchOpened(this);
+    const passDecoded = this.net.decodedWatchEvents;
     this.inner.start(
-      (chunk) => {
-        if (!this.closed) this.net.env.scheduleAt(this.nextArrival(), () => this.arrive(chunk));
+      (chunk, decoded) => {
+        if (!this.closed) this.net.env.scheduleAt(this.nextArrival(), () => this.arrive(chunk, passDecoded ? decoded : undefined));
         return true;
       },
       () => {
@@ -286,7 +296,10 @@ class SimWatchStream implements ResponseStream {
   resume(): void {
     if (this.closed || !this.paused) return;
     this.paused = false;
-    while (!this.paused && this.backlog.length > 0) this.push(this.backlog.shift()!);
+    while (!this.paused && this.backlog.length > 0) {
+      const { chunk, decoded } = this.backlog.shift()!;
+      this.push(chunk, decoded);
+    }
     if (!this.paused && this.endArrived) this.finish();
   }
 
@@ -312,15 +325,15 @@ class SimWatchStream implements ResponseStream {
     return at;
   }
 
-  private arrive(chunk: Buffer | string): void {
+  private arrive(chunk: Buffer | string, decoded: DecodedWatchEvent | undefined): void {
     if (this.closed) return;
-    if (this.paused) this.backlog.push(chunk);
-    else this.push(chunk);
+    if (this.paused) this.backlog.push({ chunk, decoded });
+    else this.push(chunk, decoded);
   }
 
-  private push(chunk: Buffer | string): void {
+  private push(chunk: Buffer | string, decoded: DecodedWatchEvent | undefined): void {
     if (this.net.env.tracing) this.net.env.record('watch-chunk', `${this.client} ${chunk.length}`);
-    if (this.write!(chunk) === false) this.paused = true;
+    if (this.write!(chunk, decoded) === false) this.paused = true;
   }
 
   private arriveEnd(): void {

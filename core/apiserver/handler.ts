@@ -383,7 +383,7 @@ export class ApiServer {
       return { contentType: `${PROTOBUF_MEDIA_TYPE};stream=watch`, encoder: { frame: (type, object) => this.cachedFrame(this.protobufFrames, type, object, () => encodeWatchEventFrame(type, object)) } };
     }
     if (rep.kind === 'json') {
-      return { contentType: JSON_TYPE, encoder: { frame: (type, object) => this.cachedFrame(this.jsonFrames, type, object, () => jsonWatchFrame(type, object, this.registry)) } };
+      return { contentType: JSON_TYPE, encoder: { json: true, frame: (type, object) => this.cachedFrame(this.jsonFrames, type, object, () => jsonWatchFrame(type, object, this.registry)) } };
     }
     let first = true;
     const clock = this.opts.clock;

@@ -15,13 +15,27 @@ export interface ApiRequest {
   user?: { name: string; groups: string[] };
 }
 
+/**
+ * A watch event as decoded from a JSON watch frame: what an in-process peer may take instead of
+ * parsing the frame. Its object is shared and must not be mutated.
+ */
+export interface DecodedWatchEvent {
+  type: string;
+  object: unknown;
+}
+
+/** Writes one chunk of a streamed body; false when the peer is backed up. */
+export type ChunkWriter = (chunk: Buffer | string, decoded?: DecodedWatchEvent) => boolean;
+
 /** A streamed response body (watch). The adapter calls `start` once with a writer. */
 export interface ResponseStream {
   /**
    * Starts the stream. `write` returns false when the peer is backed up (call `resume` later);
-   * `end` finishes the response.
+   * `end` finishes the response. A JSON watch stream passes each frame's event as `decoded`
+   * too: exactly what parsing the frame gives, up to key order. A network adapter ignores it;
+   * an in-process one (the simulator's) may hand it to the client to skip the parse.
    */
-  start(write: (chunk: Buffer | string) => boolean, end: () => void): void;
+  start(write: ChunkWriter, end: () => void): void;
   /** The peer drained after `write` returned false. */
   resume(): void;
   /** The peer went away; release everything. */

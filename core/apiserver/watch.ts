@@ -3,12 +3,14 @@ import { StatusError, gone, tooLargeResourceVersion, badRequest } from '../machi
 import { isStorageError, type StorageEvent, type Watch } from '../storage/interface.ts';
 import type { Registry, ListQuery } from './registry.ts';
 import type { ResourceInfo } from './resources.ts';
-import type { ResponseStream } from './types.ts';
+import type { ChunkWriter, ResponseStream } from './types.ts';
 
 /** How a watch event's object is put on the wire. */
 export interface WatchEncoder {
   /** Encodes one event (ADDED, MODIFIED, DELETED, BOOKMARK, ERROR) as a frame. */
   frame(type: string, object: any): Buffer | string;
+  /** The frames are plain JSON of `{ type, object }`: the stream passes the event alongside (see {@link ResponseStream}). */
+  json?: boolean;
 }
 
 /** The watch request, as parsed by the handler. */
@@ -38,7 +40,7 @@ export type WatchEventCounter = (kind: string, group: string, version: string) =
 export class WatchResponseStream implements ResponseStream {
   private watch?: Watch;
   private timers: TimerHandle[] = [];
-  private write?: (chunk: Buffer | string) => boolean;
+  private write?: ChunkWriter;
   private end?: () => void;
   private lastRevision = 0;
   private done = false;
@@ -78,7 +80,7 @@ export class WatchResponseStream implements ResponseStream {
   private send(type: string, object: any): boolean {
     if (this.done || !this.write) return true;
     this.onEvent?.(this.req.resource.kind, this.req.resource.group, this.req.resource.version);
-    const ok = this.write(this.encoder.frame(type, object));
+    const ok = this.write(this.encoder.frame(type, object), this.encoder.json ? { type, object } : undefined);
     if (!ok) this.backedUp = true;
     return ok;
   }
@@ -108,7 +110,7 @@ export class WatchResponseStream implements ResponseStream {
     this.end?.();
   }
 
-  start(write: (chunk: Buffer | string) => boolean, end: () => void): void {
+  start(write: ChunkWriter, end: () => void): void {
     this.write = write;
     this.end = end;
     const { registry, req } = this;

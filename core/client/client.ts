@@ -1,4 +1,4 @@
-import type { ApiRequest, ApiResponse } from '../apiserver/types.ts';
+import type { ApiRequest, ApiResponse, DecodedWatchEvent } from '../apiserver/types.ts';
 import { RESOURCES, type ResourceInfo } from '../apiserver/resources.ts';
 import type { StatusDetails } from '../machinery/status.ts';
 import type { Clock } from '../machinery/clock.ts';
@@ -164,24 +164,29 @@ export class WatchStream<T = any> implements AsyncIterable<WatchEvent<T>> {
   ) {
     const stream = res.stream!;
     stream.start(
-      (chunk) => this.onChunk(chunk),
+      (chunk, decoded) => this.onChunk(chunk, decoded),
       () => this.finish(),
     );
   }
 
-  private onChunk(chunk: Buffer | string): boolean {
+  private onChunk(chunk: Buffer | string, decoded?: DecodedWatchEvent): boolean {
     if (this.ended) return true;
-    const text = this.partial + (typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
-    const lines = text.split('\n');
-    this.partial = lines.pop() ?? '';
-    for (const line of lines) {
-      if (!line.trim()) continue;
-      try {
-        this.queue.push(JSON.parse(line));
-      } catch (err) {
-        this.error = new Error(`malformed watch event: ${(err as Error).message}`);
-        this.stop();
-        return true;
+    if (decoded && this.partial === '') {
+      // An in-process transport handed over the frame's event: no parse (its object is shared, read-only).
+      this.queue.push(decoded as WatchEvent<T>);
+    } else {
+      const text = this.partial + (typeof chunk === 'string' ? chunk : chunk.toString('utf8'));
+      const lines = text.split('\n');
+      this.partial = lines.pop() ?? '';
+      for (const line of lines) {
+        if (!line.trim()) continue;
+        try {
+          this.queue.push(JSON.parse(line));
+        } catch (err) {
+          this.error = new Error(`malformed watch event: ${(err as Error).message}`);
+          this.stop();
+          return true;
+        }
       }
     }
     this.wake();

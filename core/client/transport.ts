@@ -9,7 +9,10 @@ export interface Transport {
   request(req: ApiRequest): Promise<ApiResponse>;
 }
 
-/** A Transport that calls an API server's `handle` in the same process, with no latency. */
+/**
+ * A Transport that calls an API server's `handle` in the same process, with no latency. Watch
+ * events reach the client as the server's shared decoded objects (read-only), without a parse.
+ */
 export class InProcessTransport implements Transport {
   constructor(private readonly handle: (req: ApiRequest) => ApiResponse | Promise<ApiResponse>) {}
 
