@@ -9,6 +9,8 @@ import { SimEnvironment } from './env.ts';
 import { SimClock } from './clock.ts';
 import { RngStreams } from './rng.ts';
 import { SimConnectionError, SimNetwork, type SimNetworkOptions } from './transport.ts';
+import { Client } from '../core/client/client.ts';
+import { lookupResource } from '../core/apiserver/request.ts';
 
 function get(path: string, query = ''): ApiRequest {
   return { method: 'GET', path, query: new URLSearchParams(query), headers: {} };
@@ -227,4 +229,42 @@ test('determinism: same seed gives a byte-identical trace, a different seed diff
   assert.equal(a.join('\n'), b.join('\n'));
   assert.notEqual(a.join('\n'), c.join('\n'));
   assert.ok(a.some((l) => / watch ADDED cm-/.test(l)) && a.some((l) => / watch MODIFIED cm-/.test(l)));
+});
+
+test('JSON watch events reach a client decoded (the server\'s shared object, no parse), and equal the parsed frames', async () => {
+  const run = async (decodedWatchEvents: boolean) => {
+    const env = new SimEnvironment();
+    const clock = new SimClock(env);
+    const storage = new WatchCache(new SqliteStorage({ path: ':memory:' }), { clock });
+    const api = new ApiServer({ storage, clock, rng: new RngStreams(1).stream('apiserver') });
+    bootstrap(api.registry);
+    const net = new SimNetwork({ env, server: api, rngFor: (c) => new RngStreams(1).stream(c), responseLatency: '1ms', decodedWatchEvents });
+    const client = new Client({ transport: net.transport('c'), clock, qps: -1 });
+    const cms = client.resource({ group: '', version: 'v1', resource: 'configmaps' }).namespace('default');
+    const events: any[] = [];
+    env.process(
+      (async () => {
+        const w = await cms.watch({ resourceVersion: api.registry.currentResourceVersion() });
+        for await (const ev of w) {
+          events.push(ev);
+          if (events.length === 2) w.stop();
+        }
+      })(),
+    );
+    env.process(
+      (async () => {
+        const created = await cms.create({ metadata: { name: 'a' }, data: { k: 'v' } });
+        await cms.update({ ...created, data: { k: 'w' } });
+      })(),
+    );
+    await env.run();
+    const kv = storage.get('/registry/core/configmaps/default/a')!;
+    return { events, current: api.registry.decodeShared(lookupResource('', 'v1', 'configmaps')!, kv) };
+  };
+  const decoded = await run(true);
+  const parsed = await run(false);
+  assert.deepEqual(decoded.events.map((e) => e.type), ['ADDED', 'MODIFIED']);
+  assert.deepEqual(decoded.events, parsed.events);
+  assert.equal(decoded.events[1].object, decoded.current, 'the client holds the API server\'s shared object');
+  assert.notEqual(parsed.events[1].object, parsed.current, 'without it, the client parsed its own copy');
 });
