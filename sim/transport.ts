@@ -47,6 +47,11 @@ export interface SimNetworkOptions {
    * The event's object is shared with the API server and every other watcher: read-only.
    */
   decodedWatchEvents?: boolean;
+  /**
+   * Let clients send JSON request bodies decoded (`ApiRequest.object`, a copy the server owns)
+   * instead of as text. Default true. The body size limit does not apply to decoded bodies.
+   */
+  decodedBodies?: boolean;
 }
 
 /** How the API server is unavailable: answering 503 ServiceUnavailable, or refusing connections. */
@@ -97,6 +102,8 @@ export class SimNetwork {
   private readonly transports = new Map<string, SimTransport>();
   /** @internal See {@link SimNetworkOptions.decodedWatchEvents}. */
   readonly decodedWatchEvents: boolean;
+  /** @internal See {@link SimNetworkOptions.decodedBodies}. */
+  readonly decodedBodies: boolean;
 
   constructor(opts: SimNetworkOptions) {
     this.env = opts.env;
@@ -109,6 +116,7 @@ export class SimNetwork {
     if (!(p >= 0 && p <= 1)) throw new RangeError(`dropProbability must be in [0, 1], got ${p}`);
     this.dropProbability = p;
     this.decodedWatchEvents = opts.decodedWatchEvents ?? true;
+    this.decodedBodies = opts.decodedBodies ?? true;
   }
 
   /** The transport of client `client` (one per name; the name selects its random stream and its partitions). */
@@ -356,12 +364,17 @@ class SimWatchStream implements ResponseStream {
  * response is lost.
  */
 export class SimTransport implements Transport {
+  /** See {@link SimNetworkOptions.decodedBodies}. */
+  readonly decodedBodies: boolean;
+
   constructor(
     private readonly net: SimNetwork,
     /** The client's name: selects its partitions and appears in the trace. */
     readonly client: string,
     private readonly rng: Rng,
-  ) {}
+  ) {
+    this.decodedBodies = net.decodedBodies;
+  }
 
   request(req: ApiRequest): Promise<ApiResponse> {
     return this.net.send(this.client, this.rng, req);

@@ -673,3 +673,37 @@ describe('write responses', () => {
     await same('status patch', await s.request('PATCH', `${PODS}/a/status`, { status: { phase: 'Running' } }, { 'content-type': 'application/strategic-merge-patch+json' }));
   });
 });
+
+describe('decoded request bodies (ApiRequest.object, from in-process clients)', () => {
+  /** The same request sent as JSON text to one server and as a decoded object to another. */
+  async function both(method: string, path: string, body: unknown, contentType = 'application/json') {
+    const text = new TestServer();
+    const decoded = new TestServer();
+    for (const s of [text, decoded]) await s.request('POST', CM, configMap('a', { app: 'x' }));
+    const a = await text.request(method, path, body, { 'content-type': contentType });
+    const raw = await decoded.api.handle({ method, path: new URL(path, 'http://x').pathname, query: new URL(path, 'http://x').searchParams, headers: { 'content-type': contentType }, object: structuredClone(body) });
+    const b = { status: raw.status, body: typeof raw.body === 'string' ? JSON.parse(raw.body) : raw.body };
+    return { text: a, decoded: b };
+  }
+
+  it('create, update, the three patch types and delete options answer as the same JSON text does', async () => {
+    const cases: [string, string, unknown, string?][] = [
+      ['POST', CM, configMap('b')],
+      ['PUT', `${CM}/a`, { ...configMap('a'), data: { k: 'w' } }],
+      ['PATCH', `${CM}/a`, { data: { k: 'm' } }, 'application/merge-patch+json'],
+      ['PATCH', `${CM}/a`, { data: { k: 's' } }, 'application/strategic-merge-patch+json'],
+      ['PATCH', `${CM}/a`, [{ op: 'replace', path: '/data/k', value: 'j' }], 'application/json-patch+json'],
+      ['DELETE', `${CM}/a`, { kind: 'DeleteOptions', apiVersion: 'v1', dryRun: ['All'] }],
+      ['POST', `${CM}?fieldValidation=Strict`, { ...configMap('c'), bogus: 1 }],
+      ['POST', CM, { ...configMap('d'), data: { k: 5 } }],
+      ['POST', CM, [1, 2]],
+      ['DELETE', `${CM}/a`, { kind: 'Pod' }],
+    ];
+    for (const [method, path, body, ct] of cases) {
+      const r = await both(method, path, body, ct);
+      assert.equal(r.decoded.status, r.text.status, `${method} ${path}`);
+      if (r.text.status < 400) assert.deepEqual(r.decoded.body, r.text.body, `${method} ${path}`);
+      else assert.equal(r.decoded.body.reason, r.text.body.reason, `${method} ${path}`);
+    }
+  });
+});

@@ -254,12 +254,14 @@ export class ApiServer {
   // ---- request bodies -------------------------------------------------------------------------
 
   private decodeBody(req: ApiRequest, info: Extract<RequestInfo, { isResource: true }>, kind: string, group: string, version: string): { obj: any; warnings: string[] } {
-    if (!req.body || req.body.length === 0) throw badRequest('the body of the request was empty');
     const format = bodyFormat(req.headers['content-type'], info.verb);
     let obj: any;
     let raw: string | undefined;
     try {
-      if (format === 'protobuf') obj = decodeObject(req.body);
+      const decoded = req.object;
+      if (decoded !== undefined) obj = decoded;
+      else if (!req.body || req.body.length === 0) throw badRequest('the body of the request was empty');
+      else if (format === 'protobuf') obj = decodeObject(req.body);
       else if (format === 'yaml') {
         raw = undefined;
         obj = YAML.parse(req.body.toString('utf8'));
@@ -268,6 +270,7 @@ export class ApiServer {
         obj = JSON.parse(raw);
       }
     } catch (e) {
+      if (e instanceof StatusError) throw e;
       throw badRequest(`couldn't get version/kind; json parse error: ${(e as Error).message}`);
     }
     if (!obj || typeof obj !== 'object' || Array.isArray(obj)) throw badRequest(`couldn't get version/kind; json parse error: the body must be an object`);
@@ -428,13 +431,14 @@ export class ApiServer {
 
   private patchFunction(req: ApiRequest, info: Extract<RequestInfo, { isResource: true }>, messageName: string): (current: any) => any {
     const format = bodyFormat(req.headers['content-type'], 'patch');
-    if (!req.body || req.body.length === 0) throw badRequest('the body of the request was empty');
-    const text = req.body.toString('utf8');
-    let patch: any;
-    try {
-      patch = JSON.parse(text);
-    } catch (e) {
-      throw badRequest(`error decoding patch: ${(e as Error).message}`);
+    let patch: any = req.object;
+    if (patch === undefined) {
+      if (!req.body || req.body.length === 0) throw badRequest('the body of the request was empty');
+      try {
+        patch = JSON.parse(req.body.toString('utf8'));
+      } catch (e) {
+        throw badRequest(`error decoding patch: ${(e as Error).message}`);
+      }
     }
     return (current: any) => {
       try {
@@ -543,17 +547,17 @@ export class ApiServer {
   }
 
   private deleteOptions(req: ApiRequest): DeleteOptions {
-    let body: any = {};
-    if (req.body && req.body.length > 0) {
+    let body: any = req.object !== undefined ? req.object : {};
+    if (req.object === undefined && req.body && req.body.length > 0) {
       const ct = (req.headers['content-type'] ?? JSON_TYPE).split(';')[0].trim();
       try {
         body = ct === PROTOBUF_MEDIA_TYPE ? decodeObject(req.body) : ct === 'application/yaml' ? YAML.parse(req.body.toString('utf8')) : JSON.parse(req.body.toString('utf8'));
       } catch (e) {
         throw badRequest(`error decoding DeleteOptions: ${(e as Error).message}`);
       }
-      if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('error decoding DeleteOptions: the body must be an object');
-      if (body.kind !== undefined && body.kind !== 'DeleteOptions') throw badRequest(`expected DeleteOptions, got ${body.kind}`);
     }
+    if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('error decoding DeleteOptions: the body must be an object');
+    if (body.kind !== undefined && body.kind !== 'DeleteOptions') throw badRequest(`expected DeleteOptions, got ${body.kind}`);
     const q = req.query;
     const grace = intParam(q, 'gracePeriodSeconds') ?? (typeof body.gracePeriodSeconds === 'number' ? body.gracePeriodSeconds : undefined);
     const dry = [...q.getAll('dryRun'), ...(Array.isArray(body.dryRun) ? body.dryRun : [])];

@@ -11,6 +11,12 @@ export interface ApiRequest {
   query: URLSearchParams;
   headers: Record<string, string | undefined>;
   body?: Buffer;
+  /**
+   * The JSON body already decoded, from an in-process client (the simulator's transport), in
+   * place of `body`: a value the server now owns, exactly what parsing the JSON text would give
+   * (see `jsonClone`). Only for JSON content types. The body size limit does not apply to it.
+   */
+  object?: unknown;
   /** The authenticated user, once authentication exists. */
   user?: { name: string; groups: string[] };
 }

@@ -2,6 +2,7 @@ import type { ApiRequest, ApiResponse, DecodedWatchEvent } from '../apiserver/ty
 import { RESOURCES, type ResourceInfo } from '../apiserver/resources.ts';
 import type { StatusDetails } from '../machinery/status.ts';
 import type { Clock } from '../machinery/clock.ts';
+import { jsonClone } from '../machinery/jsonclone.ts';
 import { rateLimiterFor, type RateLimiter } from './ratelimit.ts';
 import type { Transport } from './transport.ts';
 
@@ -314,12 +315,13 @@ export class Client {
     await this.rateLimiter.wait();
     const headers: Record<string, string | undefined> = { accept: 'application/json' };
     if (this.userAgent) headers['user-agent'] = this.userAgent;
-    let buf: Buffer | undefined;
+    const req: ApiRequest = { method, path, query, headers };
     if (body !== undefined) {
       headers['content-type'] = contentType;
-      buf = Buffer.from(JSON.stringify(body));
+      // NOTE: an in-process server gets a copy it owns, exactly what it would have parsed.
+      if (this.transport.decodedBodies && (contentType === 'application/json' || contentType.endsWith('+json'))) req.object = jsonClone(body);
+      else req.body = Buffer.from(JSON.stringify(body));
     }
-    const req: ApiRequest = { method, path, query, headers, body: buf };
     return this.transport.request(req);
   }
 

@@ -7,6 +7,11 @@ import type { ApiRequest, ApiResponse } from '../apiserver/types.ts';
 export interface Transport {
   /** Sends one request. Watch responses come back with `stream` set. */
   request(req: ApiRequest): Promise<ApiResponse>;
+  /**
+   * The transport hands `ApiRequest.object` to an API server in the same process: clients send
+   * JSON bodies as decoded copies instead of text (no encode here, no parse there).
+   */
+  readonly decodedBodies?: boolean;
 }
 
 /**
