@@ -268,3 +268,36 @@ test('JSON watch events reach a client decoded (the server\'s shared object, no 
   assert.equal(decoded.events[1].object, decoded.current, 'the client holds the API server\'s shared object');
   assert.notEqual(parsed.events[1].object, parsed.current, 'without it, the client parsed its own copy');
 });
+
+test('responses reach a client decoded (the stored objects, shared) and equal the parsed bodies; errors are still Status errors', async () => {
+  const run = async (decoded: boolean) => {
+    const env = new SimEnvironment();
+    const clock = new SimClock(env);
+    const storage = new WatchCache(new SqliteStorage({ path: ':memory:' }), { clock });
+    const api = new ApiServer({ storage, clock, rng: new RngStreams(1).stream('apiserver') });
+    bootstrap(api.registry);
+    const net = new SimNetwork({ env, server: api, rngFor: (c) => new RngStreams(1).stream(c), decodedBodies: decoded, decodedResponses: decoded });
+    const cms = new Client({ transport: net.transport('c'), clock, qps: -1 }).resource({ group: '', version: 'v1', resource: 'configmaps' }).namespace('default');
+    const out: any = {};
+    env.process(
+      (async () => {
+        out.created = await cms.create({ metadata: { name: 'a' }, data: { k: 'v' } });
+        out.updated = await cms.update({ ...out.created, data: { k: 'w' } });
+        out.got = await cms.get('a');
+        out.list = await cms.list();
+        out.conflict = await cms.update({ ...out.created, data: { k: 'x' } }).catch((e: unknown) => e);
+      })(),
+    );
+    await env.run();
+    const cmRes = lookupResource('', 'v1', 'configmaps')!;
+    return { out, shared: api.registry.decodeShared(cmRes, storage.get('/registry/core/configmaps/default/a')!) };
+  };
+  const d = await run(true);
+  const p = await run(false);
+  for (const k of ['created', 'updated', 'got', 'list']) assert.deepEqual(d.out[k], p.out[k], k);
+  assert.equal(d.out.got, d.shared, 'a GET returns the shared stored object');
+  assert.equal(d.out.list.items[0], d.shared);
+  assert.notEqual(p.out.got, p.shared);
+  assert.equal(d.out.conflict.reason, 'Conflict');
+  assert.equal(p.out.conflict.reason, 'Conflict');
+});

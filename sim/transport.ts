@@ -52,6 +52,11 @@ export interface SimNetworkOptions {
    * instead of as text. Default true. The body size limit does not apply to decoded bodies.
    */
   decodedBodies?: boolean;
+  /**
+   * Let clients take a response's decoded value (`ApiResponse.object`) instead of parsing its
+   * body. Default true. Results are then shared with the API server: read-only.
+   */
+  decodedResponses?: boolean;
 }
 
 /** How the API server is unavailable: answering 503 ServiceUnavailable, or refusing connections. */
@@ -104,6 +109,8 @@ export class SimNetwork {
   readonly decodedWatchEvents: boolean;
   /** @internal See {@link SimNetworkOptions.decodedBodies}. */
   readonly decodedBodies: boolean;
+  /** @internal See {@link SimNetworkOptions.decodedResponses}. */
+  readonly decodedResponses: boolean;
 
   constructor(opts: SimNetworkOptions) {
     this.env = opts.env;
@@ -117,6 +124,7 @@ export class SimNetwork {
     this.dropProbability = p;
     this.decodedWatchEvents = opts.decodedWatchEvents ?? true;
     this.decodedBodies = opts.decodedBodies ?? true;
+    this.decodedResponses = opts.decodedResponses ?? true;
   }
 
   /** The transport of client `client` (one per name; the name selects its random stream and its partitions). */
@@ -366,6 +374,8 @@ class SimWatchStream implements ResponseStream {
 export class SimTransport implements Transport {
   /** See {@link SimNetworkOptions.decodedBodies}. */
   readonly decodedBodies: boolean;
+  /** See {@link SimNetworkOptions.decodedResponses}. */
+  readonly decodedResponses: boolean;
 
   constructor(
     private readonly net: SimNetwork,
@@ -374,6 +384,7 @@ export class SimTransport implements Transport {
     private readonly rng: Rng,
   ) {
     this.decodedBodies = net.decodedBodies;
+    this.decodedResponses = net.decodedResponses;
   }
 
   request(req: ApiRequest): Promise<ApiResponse> {

@@ -144,9 +144,21 @@ export class ApiServer {
 
   private readonly infos = new WeakMap<ApiRequest, RequestInfo>();
 
+  /** Parsed request infos by method, watch parameter and path (parsing is pure; infos are read-only). */
+  private readonly parsedInfos = new Map<string, RequestInfo>();
+
   private requestInfo(req: ApiRequest): RequestInfo {
     let info = this.infos.get(req);
-    if (!info) this.infos.set(req, (info = parseRequestInfo(req.method, req.path, req.query)));
+    if (!info) {
+      const key = `${req.method} ${req.method === 'GET' ? (req.query.get('watch') ?? '') : ''} ${req.path}`;
+      info = this.parsedInfos.get(key);
+      if (!info) {
+        info = parseRequestInfo(req.method, req.path, req.query);
+        if (this.parsedInfos.size >= 65_536) this.parsedInfos.clear();
+        this.parsedInfos.set(key, info);
+      }
+      this.infos.set(req, info);
+    }
     return info;
   }
 
@@ -220,7 +232,9 @@ export class ApiServer {
     if (pretty === 'true' || pretty === '1') return { status, headers, body: JSON.stringify(obj, null, 2) + '\n' };
     let body = this.jsonBodies.get(obj);
     if (body === undefined) this.jsonBodies.set(obj, (body = this.registry.servedJson(obj) ?? JSON.stringify(obj)));
-    return { status, headers, body };
+    const res: ApiResponse = { status, headers, body };
+    if (this.registry.hasServedJson(obj)) res.object = obj;
+    return res;
   }
 
   private shapeOne(req: ApiRequest, info: Extract<RequestInfo, { isResource: true }>, obj: any, rep: Representation): any {
@@ -348,7 +362,9 @@ export class ApiServer {
         return body;
       });
       const head = JSON.stringify({ kind: list.kind, apiVersion: list.apiVersion, metadata: listMeta });
-      return { status: 200, headers: { 'content-type': JSON_TYPE }, body: `${head.slice(0, -1)},"items":[${items.join(',')}]}` };
+      const res: ApiResponse = { status: 200, headers: { 'content-type': JSON_TYPE }, body: `${head.slice(0, -1)},"items":[${items.join(',')}]}` };
+      if (out.items.every((o) => this.registry.hasServedJson(o))) res.object = list;
+      return res;
     }
     return this.respond(req, 200, list, rep);
   }

@@ -294,6 +294,11 @@ export class Registry {
    * object, a converted kind, an unusual layout). Guarantee:
    * when defined, JSON.parse of it deep-equals `obj` (only the key order of metadata may differ).
    */
+  /** Whether {@link servedJson} knows `obj`: it is JSON-exact (a written or shared decoded object). */
+  hasServedJson(obj: object): boolean {
+    return this.storedTexts.has(obj);
+  }
+
   servedJson(obj: object): string | undefined {
     const text = this.storedTexts.get(obj);
     if (text === undefined) return undefined;

@@ -54,4 +54,10 @@ export interface ApiResponse {
   headers: Record<string, string | string[]>;
   body?: Buffer | string;
   stream?: ResponseStream;
+  /**
+   * A JSON body's value, for in-process clients: exactly what parsing `body` gives (up to key
+   * order), set only where the server knows that to hold (objects it stored and lists of them).
+   * Shared with the server and other clients: read-only.
+   */
+  object?: unknown;
 }

@@ -333,6 +333,7 @@ export class Client {
       throw new ApiError(500, 'InternalError', `unexpected streamed response to ${method} ${path}`);
     }
     if (discardResult && res.status < 400) return undefined;
+    if (res.object !== undefined && res.status < 400 && this.transport.decodedResponses) return res.object;
     const decoded = decodeBody(res);
     if (res.status >= 400) throw apiErrorFrom(res.status, decoded);
     return decoded;

@@ -12,6 +12,11 @@ export interface Transport {
    * JSON bodies as decoded copies instead of text (no encode here, no parse there).
    */
   readonly decodedBodies?: boolean;
+  /**
+   * Clients may take a response's `ApiResponse.object` instead of parsing its body: results are
+   * then shared with the server and must not be mutated.
+   */
+  readonly decodedResponses?: boolean;
 }
 
 /**
