@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { SeededRng } from '../machinery/rng.ts';
 import { fitErrorMessage, numFeasibleNodesToFind, Profile } from './framework.ts';
 import { newPodInfo, NodeInfo } from './nodeinfo.ts';
-import type { Plugin, PluginContext } from './plugins.ts';
+import { defaultPluginRegistry, type Plugin, type PluginContext } from './plugins.ts';
 
 test('numFeasibleNodesToFind follows Kubernetes: all below 100, adaptive 50 - n/125 %, min 5 %, at least 100', () => {
   assert.equal(numFeasibleNodesToFind(0, 99), 99);
@@ -117,5 +117,41 @@ describe('nominated pods in PreFilter state (AddPod on a cloned CycleState)', ()
     assert.equal(prof.schedule(p, { allNodes: [n], namespaceLabels: () => undefined }).node, 'a1');
     assert.equal(prof.schedule(p, ctxWith([n], {})).node, 'a1');
     assert.equal(adds, 0);
+  });
+});
+
+describe('PreFilter Skip', () => {
+  /** The default plugins, each filter call counted by plugin name. */
+  function counted(): { registry: Map<string, Plugin>; calls: Map<string, number> } {
+    const calls = new Map<string, number>();
+    const registry = new Map<string, Plugin>();
+    for (const [name, p] of defaultPluginRegistry()) {
+      registry.set(name, p.filter ? { ...p, filter: (s, pod, n) => (calls.set(name, (calls.get(name) ?? 0) + 1), p.filter!(s, pod, n)) } : p);
+    }
+    return { registry, calls };
+  }
+  const ctx = (nodes: NodeInfo[]): PluginContext => ({ allNodes: nodes, namespaceLabels: () => ({}) });
+  const plain = { metadata: { name: 'p', namespace: 'default', uid: 'u1' }, spec: { containers: [{ name: 'c', resources: { requests: { cpu: '1' } } }] } };
+
+  test('a pod without selectors, host ports, spread constraints or pod (anti-)affinity skips those filters, with the same outcome', () => {
+    const nodes = [node('a', '4'), node('b', '4')];
+    const { registry, calls } = counted();
+    const prof = new Profile({ schedulerName: 'default-scheduler' }, new SeededRng(1), registry);
+    const out = prof.schedule(plain, ctx(nodes));
+    assert.ok(out.node);
+    for (const skipped of ['NodeAffinity', 'NodePorts', 'PodTopologySpread', 'InterPodAffinity']) assert.equal(calls.get(skipped) ?? 0, 0, skipped);
+    assert.equal(calls.get('NodeResourcesFit'), 2);
+  });
+
+  test('a pod that uses them runs them, and they still reject', () => {
+    const nodes = [node('a', '4'), node('b', '4')];
+    nodes[0].node.metadata.labels = { disk: 'ssd' };
+    const { registry, calls } = counted();
+    const prof = new Profile({ schedulerName: 'default-scheduler' }, new SeededRng(1), registry);
+    const pod = { ...plain, spec: { ...plain.spec, nodeSelector: { disk: 'ssd' }, containers: [{ ...plain.spec.containers[0], ports: [{ containerPort: 80, hostPort: 8080 }] }] } };
+    const out = prof.schedule(pod, ctx(nodes));
+    assert.equal(out.node, 'a');
+    assert.equal(calls.get('NodeAffinity'), 2);
+    assert.equal(calls.get('NodePorts'), 1, 'the node the selector rejected never reaches NodePorts');
   });
 });

@@ -4,6 +4,9 @@ import type { PreemptionConfig } from './preemption.ts';
 import { podPriority } from './queue.ts';
 import { cloneCycleState, DEFAULT_FILTER_PLUGINS, DEFAULT_SCORE_PLUGINS, defaultPluginRegistry, type CycleState, type Plugin, type PluginContext } from './plugins.ts';
 
+/** The CycleState key of the filter plugins not skipped by their PreFilter. */
+const ACTIVE_FILTERS = 'framework/activeFilters';
+
 /** Below this many nodes every node is searched (Kubernetes' minFeasibleNodesToFind). */
 export const MIN_FEASIBLE_NODES_TO_FIND = 100;
 /** The adaptive percentage never drops below this (minFeasibleNodesPercentageToFind). */
@@ -104,8 +107,15 @@ export class Profile {
   newCycleState(pod: any, ctx: PluginContext): CycleState {
     const state: CycleState = new Map();
     state.set('podInfo', newPodInfo(pod));
-    for (const f of this.filters) f.preFilter?.(state, pod, ctx);
+    const active: Plugin[] = [];
+    for (const f of this.filters) if (f.preFilter?.(state, pod, ctx) !== 'Skip') active.push(f);
+    state.set(ACTIVE_FILTERS, active);
     return state;
+  }
+
+  /** The filter plugins of this cycle: those whose PreFilter did not return Skip. */
+  private activeFilters(state: CycleState): Plugin[] {
+    return (state.get(ACTIVE_FILTERS) as Plugin[] | undefined) ?? this.filters;
   }
 
   /**
@@ -113,7 +123,7 @@ export class Profile {
    * cloned), as if `podInfoToAdd` ran on `node`. Call before adding the pod to `node`.
    */
   addPodToState(state: CycleState, pod: any, podInfoToAdd: PodInfo, node: NodeInfo): void {
-    for (const f of this.filters) f.addPod?.(state, pod, podInfoToAdd, node);
+    for (const f of this.activeFilters(state)) f.addPod?.(state, pod, podInfoToAdd, node);
   }
 
   /**
@@ -121,12 +131,12 @@ export class Profile {
    * caller has cloned), as if `podInfoToRemove` left `node`. Call after removing the pod from `node`.
    */
   removePodFromState(state: CycleState, pod: any, podInfoToRemove: PodInfo, node: NodeInfo): void {
-    for (const f of this.filters) f.removePod?.(state, pod, podInfoToRemove, node);
+    for (const f of this.activeFilters(state)) f.removePod?.(state, pod, podInfoToRemove, node);
   }
 
   /** Runs the filters in order on one node; the first rejection, or undefined when the node fits. */
   runFilters(state: CycleState, pod: any, node: NodeInfo): NodeFailure | undefined {
-    for (const f of this.filters) {
+    for (const f of this.activeFilters(state)) {
       const reasons = f.filter?.(state, pod, node);
       if (reasons) return { plugin: f.name, reasons };
     }

@@ -50,7 +50,12 @@ export interface Plugin {
   readonly name: string;
   /** Cluster events after which a pod this plugin rejected may fit. */
   readonly events?: readonly ClusterEvent[];
-  preFilter?(state: CycleState, pod: any, ctx: PluginContext): void;
+  /**
+   * Computes what `filter` needs for this pod into `state`. Returning `'Skip'` (Kubernetes'
+   * PreFilter Skip status) says the plugin's filter passes every node for this pod, so the cycle
+   * does not run its `filter`, `addPod` or `removePod`.
+   */
+  preFilter?(state: CycleState, pod: any, ctx: PluginContext): 'Skip' | void;
   /**
    * PreFilterExtensions.AddPod: updates what `preFilter` stored in `state` as if `podInfoToAdd`
    * ran on `node` (a nominated pod). Called on a cloned state, before the pod is added to `node`.
@@ -194,6 +199,11 @@ export function podMatchesNodeSelectorAndAffinity(pod: any, node: any): boolean 
 export const nodeAffinity: Plugin = {
   name: 'NodeAffinity',
   events: ['NodeAdd', 'NodeUpdate'],
+  preFilter(_s, pod) {
+    const selector = pod.spec?.nodeSelector;
+    const hasSelector = selector && typeof selector === 'object' && Object.keys(selector).length > 0;
+    if (!hasSelector && !pod.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution) return 'Skip';
+  },
   filter(_s, pod, node) {
     return podMatchesNodeSelectorAndAffinity(pod, node.node) ? undefined : ["node(s) didn't match Pod's node affinity/selector"];
   },
@@ -347,6 +357,9 @@ export function nodeResourcesBalancedAllocation(resources: ResourceSpec[] = DEFA
 export const nodePorts: Plugin = {
   name: 'NodePorts',
   events: ['NodeAdd', 'AssignedPodDelete'],
+  preFilter(state) {
+    if ((state.get('podInfo') as PodInfo).ports.length === 0) return 'Skip';
+  },
   filter(state, _pod, node) {
     const pi = state.get('podInfo') as PodInfo;
     if (pi.ports.length === 0) return undefined;
@@ -464,7 +477,7 @@ export const podTopologySpread: Plugin = {
   events: ['NodeAdd', 'NodeUpdate', 'NodeDelete', 'AssignedPodAdd', 'AssignedPodUpdate', 'AssignedPodDelete'],
   preFilter(state, pod, ctx) {
     const constraints = spreadConstraints(pod, 'DoNotSchedule');
-    if (constraints.length === 0) return;
+    if (constraints.length === 0) return 'Skip';
     const ns = pod.metadata?.namespace;
     const counts = constraints.map(() => new Map<string, number>());
     for (const node of ctx.allNodes) {
@@ -671,6 +684,8 @@ export const interPodAffinity: Plugin = {
       }
     }
     state.set(AFFINITY_FILTER_STATE, s);
+    // NOTE: nothing can fail then; a nominated pod's anti-affinity (addPod) could, so only without nominations.
+    if (!ownTerms && s.existingAntiAffinityCounts.size === 0 && !ctx.nominatedPodsOn) return 'Skip';
   },
   addPod(state, pod, podInfoToAdd, node) {
     (state.get(AFFINITY_FILTER_STATE) as AffinityState | undefined)?.update(pod, podInfoToAdd, node, 1);
