@@ -23,10 +23,13 @@ describe('simulated cluster', () => {
     assert.notEqual(a.trace!.join('\n'), c.trace!.join('\n'));
   });
 
-  it('the SQLite store and the in-memory store give the same trace; leaving out Events changes the run, not the outcome', async () => {
+  it('the SQLite store and the in-memory store, decoded objects and JSON text give the same trace; leaving out Events changes the run, not the outcome', async () => {
     const memory = await runSimulation({ nodes: 3, pods: 8, seed: 'store', trace: true, freezeShared: true });
     const sqlite = await runSimulation({ nodes: 3, pods: 8, seed: 'store', trace: true, storage: 'sqlite' });
     assert.equal(memory.trace!.join('\n'), sqlite.trace!.join('\n'));
+    // JSON text between the clients and the API server, as over HTTP, instead of decoded objects.
+    const text = await runSimulation({ nodes: 3, pods: 8, seed: 'store', trace: true, decodedObjects: false });
+    assert.equal(memory.trace!.join('\n'), text.trace!.join('\n'));
     assert.equal(memory.events, sqlite.events);
     const quiet = await runSimulation({ nodes: 3, pods: 8, seed: 'store', trace: true, events: false });
     assert.equal(quiet.podsRunning, 8);
