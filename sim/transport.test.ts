@@ -231,16 +231,21 @@ test('determinism: same seed gives a byte-identical trace, a different seed diff
   assert.ok(a.some((l) => / watch ADDED cm-/.test(l)) && a.some((l) => / watch MODIFIED cm-/.test(l)));
 });
 
+/** The real API server behind a SimNetwork, and a configmaps client in namespace default over it. */
+function apiOverSimNetwork(opts: Partial<SimNetworkOptions>) {
+  const env = new SimEnvironment();
+  const clock = new SimClock(env);
+  const storage = new WatchCache(new SqliteStorage({ path: ':memory:' }), { clock });
+  const api = new ApiServer({ storage, clock, rng: new RngStreams(1).stream('apiserver') });
+  bootstrap(api.registry);
+  const net = new SimNetwork({ env, server: api, rngFor: (c) => new RngStreams(1).stream(c), ...opts });
+  const cms = new Client({ transport: net.transport('c'), clock, qps: -1 }).resource({ group: '', version: 'v1', resource: 'configmaps' }).namespace('default');
+  return { env, storage, api, cms };
+}
+
 test('JSON watch events reach a client decoded (the server\'s shared object, no parse), and equal the parsed frames', async () => {
   const run = async (decodedWatchEvents: boolean) => {
-    const env = new SimEnvironment();
-    const clock = new SimClock(env);
-    const storage = new WatchCache(new SqliteStorage({ path: ':memory:' }), { clock });
-    const api = new ApiServer({ storage, clock, rng: new RngStreams(1).stream('apiserver') });
-    bootstrap(api.registry);
-    const net = new SimNetwork({ env, server: api, rngFor: (c) => new RngStreams(1).stream(c), responseLatency: '1ms', decodedWatchEvents });
-    const client = new Client({ transport: net.transport('c'), clock, qps: -1 });
-    const cms = client.resource({ group: '', version: 'v1', resource: 'configmaps' }).namespace('default');
+    const { env, storage, api, cms } = apiOverSimNetwork({ responseLatency: '1ms', decodedWatchEvents });
     const events: any[] = [];
     env.process(
       (async () => {
@@ -271,13 +276,7 @@ test('JSON watch events reach a client decoded (the server\'s shared object, no 
 
 test('responses reach a client decoded (the stored objects, shared) and equal the parsed bodies; errors are still Status errors', async () => {
   const run = async (decoded: boolean) => {
-    const env = new SimEnvironment();
-    const clock = new SimClock(env);
-    const storage = new WatchCache(new SqliteStorage({ path: ':memory:' }), { clock });
-    const api = new ApiServer({ storage, clock, rng: new RngStreams(1).stream('apiserver') });
-    bootstrap(api.registry);
-    const net = new SimNetwork({ env, server: api, rngFor: (c) => new RngStreams(1).stream(c), decodedBodies: decoded, decodedResponses: decoded });
-    const cms = new Client({ transport: net.transport('c'), clock, qps: -1 }).resource({ group: '', version: 'v1', resource: 'configmaps' }).namespace('default');
+    const { env, storage, api, cms } = apiOverSimNetwork({ decodedBodies: decoded, decodedResponses: decoded });
     const out: any = {};
     env.process(
       (async () => {
