@@ -407,7 +407,10 @@ export class NodeAgent {
     if (this.o.fs && this.config.staticPodPath) void this.staticPodLoop();
   }
 
-  /** Stops every loop and timer (containers are not stopped; the node simply goes silent). */
+  /**
+   * Stops every loop and timer (containers are not stopped; the node simply goes silent); resolves
+   * once the pod workers are done and the Events recorded so far are written.
+   */
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
@@ -416,6 +419,7 @@ export class NodeAgent {
     this.queue.shutDown();
     await this.informer.stop();
     await this.workers;
+    await this.recorder?.flush();
   }
 
   // ---- registration ----------------------------------------------------------------------------

@@ -519,3 +519,15 @@ test('a pod without probes schedules no probe timers; probe timers stop with the
   assert.equal(s.clock.pending(), base);
   await agent.stop();
 });
+
+test('stop() returns after the Events already recorded are written', async () => {
+  const { agent, s, requests } = setup({}, {}, '', SimulatedRuntime);
+  await agent.start();
+  await agent.stop();
+  const stats = { ...agent.recorder!.stats };
+  const written = (await s.request('GET', '/api/v1/namespaces/default/events')).body.items as any[];
+  assert.ok(stats.recorded > 0);
+  assert.equal(stats.created, stats.recorded, 'every recorded Event was created before stop() returned');
+  assert.equal(written.length, stats.recorded);
+  assert.equal(requests.filter((r) => r.method === 'POST' && r.path.endsWith('/events')).length, written.length);
+});
