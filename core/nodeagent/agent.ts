@@ -255,6 +255,22 @@ function memoryRequest(container: any): number {
 }
 
 /**
+ * Why the pod's readiness gates keep it from Ready, in the kubelet's words: one message per gate
+ * whose condition is missing or not True; empty when all are True (or there are none).
+ */
+export function unreadyGates(pod: any): string[] {
+  const out: string[] = [];
+  const conditions: any[] = pod?.status?.conditions ?? [];
+  for (const gate of pod?.spec?.readinessGates ?? []) {
+    const type = gate?.conditionType;
+    const c = conditions.find((x) => x?.type === type);
+    if (!c) out.push(`corresponding condition of pod readiness gate "${type}" does not exist.`);
+    else if (c.status !== 'True') out.push(`the status of pod readiness gate "${type}" is not "True", but ${c.status}`);
+  }
+  return out;
+}
+
+/**
  * A simulated kubelet for one node, on an injected Clock, Rng and ContainerRuntime:
  *
  * - Registration: creates its Node (capacity/allocatable from `nodeAllocatable`, well-known
@@ -1139,9 +1155,15 @@ export class NodeAgent {
       const incomplete = ps.initContainers.filter((c) => !NodeAgent.succeeded(c)).map((c) => c.spec.name);
       initialized = this.podCondition(ps, 'Initialized', 'False', now, 'ContainersNotInitialized', `containers with incomplete status: [${incomplete.join(' ')}]`);
     }
+    // Ready also needs every readiness gate's condition (set by others) to be True, as the kubelet's GeneratePodReadyCondition.
+    const gates = allReady ? unreadyGates(ps.pod) : [];
     const conditions = [
       initialized,
-      allReady ? this.podCondition(ps, 'Ready', 'True', now) : this.podCondition(ps, 'Ready', 'False', now, notReadyReason, notReadyMessage),
+      !allReady
+        ? this.podCondition(ps, 'Ready', 'False', now, notReadyReason, notReadyMessage)
+        : gates.length > 0
+          ? this.podCondition(ps, 'Ready', 'False', now, 'ReadinessGatesNotReady', gates.join(', '))
+          : this.podCondition(ps, 'Ready', 'True', now),
       allReady ? this.podCondition(ps, 'ContainersReady', 'True', now) : this.podCondition(ps, 'ContainersReady', 'False', now, notReadyReason, notReadyMessage),
       this.podCondition(ps, 'PodScheduled', 'True', now),
     ];

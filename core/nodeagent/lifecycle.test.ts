@@ -531,3 +531,31 @@ test('stop() returns after the Events already recorded are written', async () =>
   assert.equal(written.length, stats.recorded);
   assert.equal(requests.filter((r) => r.method === 'POST' && r.path.endsWith('/events')).length, written.length);
 });
+
+test('readiness gates: Ready waits for every gate condition to be True (set by another component), ContainersReady does not', async () => {
+  const { agent, create, until, s, getPod, settle } = setup();
+  await agent.start();
+  const p = pod('gated', { nodeName: 'node-1' });
+  p.spec.readinessGates = [{ conditionType: 'example.com/lb-ready' }];
+  await create(p);
+  await until(2000);
+  let got = await getPod('gated');
+  assert.equal(got.status.phase, 'Running');
+  assert.equal(cond(got, 'ContainersReady').status, 'True');
+  assert.equal(cond(got, 'Ready').status, 'False');
+  assert.equal(cond(got, 'Ready').reason, 'ReadinessGatesNotReady');
+  assert.equal(cond(got, 'Ready').message, 'corresponding condition of pod readiness gate "example.com/lb-ready" does not exist.');
+
+  const setGate = async (status: string) => {
+    const r = await s.request('PATCH', '/api/v1/namespaces/default/pods/gated/status', { status: { conditions: [{ type: 'example.com/lb-ready', status }] } }, { 'content-type': 'application/strategic-merge-patch+json' });
+    assert.equal(r.status, 200);
+    await settle();
+    return getPod('gated');
+  };
+  got = await setGate('False');
+  assert.equal(cond(got, 'Ready').message, 'the status of pod readiness gate "example.com/lb-ready" is not "True", but False');
+  got = await setGate('True');
+  assert.equal(cond(got, 'Ready').status, 'True');
+  assert.equal(cond(got, 'example.com/lb-ready').status, 'True', "the agent's status patches keep the other component's condition");
+  await agent.stop();
+});
