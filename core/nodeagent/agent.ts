@@ -1004,7 +1004,7 @@ export class NodeAgent {
       return true;
     }
     if (failure) {
-      this.killContainer(ps, c, `Container ${c.spec.name} failed ${w.kind} probe, will be restarted`);
+      this.killContainer(ps, c, `Container ${c.spec.name} failed ${w.kind} probe, will be restarted`, w.spec.terminationGracePeriodSeconds);
       return false;
     }
     if (w.kind === 'startup' && success) {
@@ -1019,15 +1019,19 @@ export class NodeAgent {
     return true;
   }
 
-  /** Stops a running container for a failed liveness/startup probe; it restarts per restartPolicy with backoff. */
-  private killContainer(ps: PodState, c: ContainerState, message: string): void {
+  /**
+   * Stops a running container for a failed liveness/startup probe; it restarts per restartPolicy
+   * with backoff. The grace period is the probe's `terminationGracePeriodSeconds` when set
+   * (Kubernetes' ProbeTerminationGracePeriod), else the pod's.
+   */
+  private killContainer(ps: PodState, c: ContainerState, message: string, probeGraceSeconds?: number): void {
     this.podEvent(ps, c, 'Normal', 'Killing', message);
     this.stopProbes(c);
     this.cancel(c.timer);
     c.ready = false;
     const gen = ps.gen;
     const run = c.attempts;
-    const graceMs = (ps.pod.spec?.terminationGracePeriodSeconds ?? 30) * 1000;
+    const graceMs = (typeof probeGraceSeconds === 'number' ? probeGraceSeconds : (ps.pod.spec?.terminationGracePeriodSeconds ?? 30)) * 1000;
     const stopMs = this.o.runtime.stopDuration(ps.pod, c.spec);
     const killed = stopMs > graceMs;
     c.timer = this.after(Math.min(stopMs, graceMs), () => {

@@ -559,3 +559,21 @@ test('readiness gates: Ready waits for every gate condition to be True (set by a
   assert.equal(cond(got, 'example.com/lb-ready').status, 'True', "the agent's status patches keep the other component's condition");
   await agent.stop();
 });
+
+test("a liveness kill uses the probe's terminationGracePeriodSeconds over the pod's", async () => {
+  const { agent, create, until, getPod, now } = setup({
+    stopLatency: constantSampler(5000),
+    probe: (_p, _c, kind, attempt) => (kind === 'liveness' && attempt === 0 && now() >= 10_000 ? { ok: false } : undefined),
+  });
+  await agent.start();
+  const p = probed('short', { livenessProbe: { exec: { command: ['true'] }, periodSeconds: 10, failureThreshold: 1, terminationGracePeriodSeconds: 1 } });
+  p.spec.terminationGracePeriodSeconds = 60;
+  await create(p);
+  // Fails at 10 s; the container would take 5 s to stop, the probe allows 1 s: killed (137) at 11 s.
+  await until(10_900);
+  assert.ok((await getPod('short')).status.containerStatuses[0].state.running);
+  await until(11_000);
+  const cs = (await getPod('short')).status.containerStatuses[0];
+  assert.equal(cs.state.terminated?.exitCode ?? cs.lastState.terminated.exitCode, 137);
+  await agent.stop();
+});
