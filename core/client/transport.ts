@@ -20,10 +20,16 @@ export interface Transport {
 }
 
 /**
- * A Transport that calls an API server's `handle` in the same process, with no latency. Watch
- * events reach the client as the server's shared decoded objects (read-only), without a parse.
+ * A Transport that calls an API server's `handle` in the same process, with no latency. Nothing
+ * is encoded as JSON text: request bodies go as decoded copies, and stored objects and watch
+ * events come back as the server's shared decoded objects (read-only).
  */
 export class InProcessTransport implements Transport {
+  /** Always true; see {@link Transport.decodedBodies}. */
+  readonly decodedBodies = true;
+  /** Always true; see {@link Transport.decodedResponses}. */
+  readonly decodedResponses = true;
+
   constructor(private readonly handle: (req: ApiRequest) => ApiResponse | Promise<ApiResponse>) {}
 
   async request(req: ApiRequest): Promise<ApiResponse> {
