@@ -294,8 +294,11 @@ export function unreadyGates(pod: any): string[] {
  *   ones; a probe slower than timeoutSeconds fails at the timeout. The startup probe runs alone
  *   until it succeeds (`started`); readiness drives `ready` and the Ready/ContainersReady
  *   conditions (without one, a container is ready once started); a failed liveness or startup
- *   probe stops the container (exit 143, 137 past the grace period) and it restarts per
- *   restartPolicy with backoff. Containers without probes get no probe timers.
+ *   probe stops the container (exit 143, 137 past the grace period: the probe's
+ *   terminationGracePeriodSeconds when set, else the pod's) and it restarts per restartPolicy
+ *   with backoff. Containers without probes get no probe timers. Ready also waits for every
+ *   `readinessGates` condition (set by other components) to be True.
+ * - `stop()` ends every loop and resolves once the Events recorded so far are written.
  * - Events as the kubelet records them (Starting, Node* condition changes, Pulling, Pulled, Failed,
  *   BackOff, ErrImageNeverPull, Created, Started, Killing, Unhealthy, Evicted,
  *   EvictionThresholdMet) through an {@link EventRecorder}; `events: false` turns them off.
