@@ -287,6 +287,11 @@ export class Registry {
   /** The stored JSON of objects just written and of shared decoded ones, for {@link servedJson}. */
   private readonly storedTexts = new WeakMap<object, string>();
 
+  /** Whether {@link servedJson} knows `obj`: it is JSON-exact (a written or shared decoded object). */
+  hasServedJson(obj: object): boolean {
+    return this.storedTexts.has(obj);
+  }
+
   /**
    * The JSON of an object this registry has just written (create, update, patch) or a shared
    * decoded object ({@link decodeShared}), built from the stored text plus its resourceVersion
@@ -294,11 +299,6 @@ export class Registry {
    * object, a converted kind, an unusual layout). Guarantee:
    * when defined, JSON.parse of it deep-equals `obj` (only the key order of metadata may differ).
    */
-  /** Whether {@link servedJson} knows `obj`: it is JSON-exact (a written or shared decoded object). */
-  hasServedJson(obj: object): boolean {
-    return this.storedTexts.has(obj);
-  }
-
   servedJson(obj: object): string | undefined {
     const text = this.storedTexts.get(obj);
     if (text === undefined) return undefined;
