@@ -203,19 +203,15 @@ export class SimNetwork {
       if (queued === 1) this.dropCounts.delete(client);
       else this.dropCounts.set(client, queued - 1);
     } else if (this.dropProbability > 0 && rng.next() < this.dropProbability) dropped = true;
+    // NOTE: no named closures here: tsx (esbuild keepNames) makes each one cost a defineProperty.
     return new Promise<ApiResponse>((resolve, reject) => {
-      const lose = (code: 'ECONNRESET' | 'ECONNREFUSED', why: string): void => {
-        const described = what || describe(req);
-        env.record('error', `${client} ${described} ${code} ${why}`);
-        reject(new SimConnectionError(code, `${described}: ${code} (${why})`));
-      };
       env.schedule(reqDelay, () => {
-        if (dropped) return lose('ECONNRESET', 'dropped');
-        if (this.isPartitioned(client)) return lose('ECONNRESET', 'partitioned');
-        if (this.down?.mode === 'refused') return lose('ECONNREFUSED', 'server down');
+        if (dropped) return this.lose(client, req, what, reject, 'ECONNRESET', 'dropped');
+        if (this.isPartitioned(client)) return this.lose(client, req, what, reject, 'ECONNRESET', 'partitioned');
+        if (this.down?.mode === 'refused') return this.lose(client, req, what, reject, 'ECONNREFUSED', 'server down');
         if (this.down) {
           const res: ApiResponse = { status: 503, headers: { 'content-type': 'application/json' }, body: UNAVAILABLE_BODY };
-          this.deliver(client, rng, what, res, resolve, lose);
+          this.deliver(client, rng, req, what, res, resolve, reject);
           return;
         }
         let pending: ApiResponse | Promise<ApiResponse>;
@@ -227,7 +223,7 @@ export class SimNetwork {
           return;
         }
         Promise.resolve(pending).then(
-          (res) => this.deliver(client, rng, what, res, resolve, lose),
+          (res) => this.deliver(client, rng, req, what, res, resolve, reject),
           (e: unknown) => {
             env.fail(e);
             reject(e);
@@ -237,18 +233,26 @@ export class SimNetwork {
     });
   }
 
+  /** Fails a request as a lost connection, recorded in the trace. */
+  private lose(client: string, req: ApiRequest, what: string, reject: (e: unknown) => void, code: 'ECONNRESET' | 'ECONNREFUSED', why: string): void {
+    const described = what || describe(req);
+    this.env.record('error', `${client} ${described} ${code} ${why}`);
+    reject(new SimConnectionError(code, `${described}: ${code} (${why})`));
+  }
+
   private deliver(
     client: string,
     rng: Rng,
+    req: ApiRequest,
     what: string,
     res: ApiResponse,
     resolve: (r: ApiResponse) => void,
-    lose: (code: 'ECONNRESET', why: string) => void,
+    reject: (e: unknown) => void,
   ): void {
     this.env.schedule(this.responseLatency.sample(rng), () => {
       if (this.isPartitioned(client)) {
         res.stream?.cancel();
-        return lose('ECONNRESET', 'partitioned');
+        return this.lose(client, req, what, reject, 'ECONNRESET', 'partitioned');
       }
       if (this.env.tracing) this.env.record('recv', `${client} ${what} ${res.status}`);
       resolve(res.stream ? { ...res, stream: new SimWatchStream(this, client, rng, res.stream) } : res);

@@ -149,6 +149,26 @@ test('unknown fields are reported by path, not descended into, and can be pruned
   assert.deepEqual(pruned, pod({}, { name: 'p' }));
 });
 
+test('unchanged: members identical to the stored object are not walked; copied or new ones are', () => {
+  // A stored object is clean, so a member shared with it is skipped without a look (the bogus
+  // field planted in the "stored" object shows that it was not walked).
+  const stored = pod({ volumes: [{ name: 'v', configMap: { name: 'cm', planted: 1 } }] });
+  (stored as any).status = { phase: 'Pending', conditions: [{ type: 'Ready', status: 'False' }] };
+  const spec = (stored as any).spec;
+  const patched = { ...stored, status: { ...(stored as any).status, phase: 7, hostIP: '10.0.0.1', extra: true } };
+  const r = checkFields(POD, patched, undefined, { unchanged: stored });
+  assert.deepEqual(r.unknownFields, ['status.extra']);
+  assert.deepEqual(r.typeErrors.map((e) => e.path), ['status.phase']);
+  // Without the stored object (or with a copy of a member instead of the member itself), everything is walked.
+  assert.deepEqual(checkFields(POD, patched).unknownFields, ['spec.volumes[0].configMap.planted', 'status.extra']);
+  const copied = { ...patched, spec: { ...spec, volumes: [{ ...spec.volumes[0], configMap: { ...spec.volumes[0].configMap } }] } };
+  assert.deepEqual(checkFields(POD, copied, undefined, { unchanged: stored }).unknownFields, ['spec.volumes[0].configMap.planted', 'status.extra']);
+  // List items and map values are compared one by one.
+  const oneNew = { ...stored, spec: { ...spec, containers: [...spec.containers, { name: 'd', image: 'i', bad: 1 }] }, metadata: { name: 'p', labels: { a: 'b' }, annotations: { x: 1 } } };
+  assert.deepEqual(checkFields(POD, oneNew, undefined, { unchanged: stored }).unknownFields, ['spec.containers[1].bad']);
+  assert.deepEqual(checkFields(POD, oneNew, undefined, { unchanged: stored }).typeErrors.map((e) => e.path), ['metadata.annotations.x']);
+});
+
 test('duplicate fields come from the raw text, in document order together with unknown ones', () => {
   const raw = `{
     "apiVersion": "apps/v1", "kind": "Deployment",

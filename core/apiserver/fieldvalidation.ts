@@ -35,6 +35,12 @@ export interface FieldCheck {
 export interface CheckOptions {
   /** Delete unknown fields from `obj` in place (Kubernetes drops them at every level but Strict). */
   prune?: boolean;
+  /**
+   * A stored object `obj` was derived from (a patch's input) and that is known to check clean:
+   * members of `obj` that are the very same objects (===) as the corresponding members of
+   * `unchanged` are not walked again, since they can hold neither unknown fields nor type errors.
+   */
+  unchanged?: unknown;
 }
 
 const K_STRING = 0;
@@ -464,10 +470,12 @@ class Walk {
     return this.literals?.get(this.strictPath()) ?? String(v);
   }
 
-  message(plan: MessagePlan, obj: Record<string, unknown>): void {
+  message(plan: MessagePlan, obj: Record<string, unknown>, old?: Record<string, unknown>): void {
     const outer = this.struct;
     for (const key in obj) {
       const v = obj[key];
+      // NOTE: an object member identical to the stored one was checked when it was stored.
+      if (old !== undefined && typeof v === 'object' && v !== null && old[key] === v) continue;
       const f = plan.fields.get(key);
       if (f === undefined) {
         if (plan.typeMeta && (key === 'apiVersion' || key === 'kind')) {
@@ -486,7 +494,7 @@ class Walk {
       if (v === null) continue;
       this.struct = plan.goStruct;
       this.push(key, PATH_KEY);
-      this.field(f, v);
+      this.field(f, v, old?.[key]);
       this.pop();
     }
     this.struct = outer;
@@ -502,14 +510,15 @@ class Walk {
     this.segKinds.pop();
   }
 
-  private field(f: FieldPlan, v: unknown): void {
+  private field(f: FieldPlan, v: unknown, old: unknown): void {
     if (f.list) {
       if (!Array.isArray(v)) return this.typeError(jsonKind(v), f.goType);
+      const olds = Array.isArray(old) ? old : undefined;
       for (let i = 0; i < v.length; i++) {
         const e = v[i];
-        if (e === null) continue;
+        if (e === null || (olds !== undefined && typeof e === 'object' && olds[i] === e)) continue;
         this.push(i, PATH_INDEX);
-        this.value(f, e, f.goElem);
+        this.value(f, e, f.goElem, olds?.[i]);
         this.pop();
       }
       return;
@@ -517,19 +526,20 @@ class Walk {
     if (f.map) {
       if (typeof v !== 'object' || Array.isArray(v)) return this.typeError(jsonKind(v), f.goType);
       const m = v as Record<string, unknown>;
+      const oldm = isRecord(old) ? old : undefined;
       for (const key in m) {
         const e = m[key];
-        if (e === null) continue;
+        if (e === null || (oldm !== undefined && typeof e === 'object' && oldm[key] === e)) continue;
         this.push(key, PATH_MAPKEY);
-        this.value(f, e, f.goElem);
+        this.value(f, e, f.goElem, oldm?.[key]);
         this.pop();
       }
       return;
     }
-    this.value(f, v, f.goType);
+    this.value(f, v, f.goType, old);
   }
 
-  private value(f: FieldPlan, v: unknown, goType: string): void {
+  private value(f: FieldPlan, v: unknown, goType: string, old?: unknown): void {
     switch (f.k) {
       case K_STRING:
         if (typeof v !== 'string') this.typeError(jsonKind(v), goType);
@@ -595,7 +605,7 @@ class Walk {
         return;
       default:
         if (typeof v !== 'object' || Array.isArray(v)) return this.typeError(jsonKind(v), goType);
-        this.message(childPlan(f), v as Record<string, unknown>);
+        this.message(childPlan(f), v as Record<string, unknown>, isRecord(old) ? old : undefined);
     }
   }
 }
@@ -768,6 +778,10 @@ const INTEGER_KINDS = new Set([K_INT32, K_INT64, K_UINT32, K_UINT64, K_INTORSTRI
 const UNUSUAL_NUMBER = /[:,[]\s*-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?\s*[,}\]]/g;
 const KEY_END = /"\s*:/g;
 
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
 function keyCount(v: unknown): number {
   if (typeof v !== 'object' || v === null) return 0;
   let n = 0;
@@ -828,7 +842,7 @@ export function checkFields(messageName: string, obj: unknown, rawJson?: string,
   }
   if (obj !== null && obj !== undefined) {
     if (typeof obj !== 'object' || Array.isArray(obj)) walk.typeError(jsonKind(obj), root.goType);
-    else walk.message(root, obj as Record<string, unknown>);
+    else walk.message(root, obj as Record<string, unknown>, isRecord(opts.unchanged) ? opts.unchanged : undefined);
   }
   const duplicateFields: string[] = [];
   if (scan) {

@@ -556,6 +556,28 @@ describe('representations and discovery', () => {
   });
 });
 
+describe('request metrics', () => {
+  it('counts each request under its own verb, code and dry-run label, however often the path repeats', async () => {
+    const s = new TestServer();
+    await s.request('POST', CM, configMap('m'));
+    const cm = (await s.request('GET', `${CM}/m`)).body;
+    await s.request('GET', `${CM}/m`);
+    assert.equal((await s.request('PUT', `${CM}/m`, { ...cm, data: { changed: 'yes' } })).status, 200);
+    await s.request('PUT', `${CM}/m?dryRun=All`, (await s.request('GET', `${CM}/m`)).body);
+    assert.equal((await s.request('PUT', `${CM}/m`, cm)).status, 409, 'stale resourceVersion');
+    const body = String((await s.request('GET', '/metrics')).body);
+    const count = (verb: string, code: number, dry = '') => {
+      const line = body.split('\n').find((l) => l.startsWith('apiserver_request_total{') && l.includes(`verb="${verb}"`) && l.includes(`dry_run="${dry}"`) && l.includes('resource="configmaps"') && l.includes('scope="resource"') && l.includes(`code="${code}"`));
+      return line ? Number(line.split(' ').at(-1)) : 0;
+    };
+    assert.equal(count('GET', 200), 3);
+    assert.equal(count('PUT', 200), 1);
+    assert.equal(count('PUT', 200, 'All'), 1);
+    assert.equal(count('PUT', 409), 1);
+    assert.match(body, /apiserver_request_duration_seconds_count\{verb="PUT",dry_run="",group="",version="v1",resource="configmaps",subresource="",scope="resource",component="apiserver"\} 2/);
+  });
+});
+
 describe('dry run and managedFields', () => {
   it('dryRun=All runs the whole create but persists nothing', async () => {
     const s = new TestServer();

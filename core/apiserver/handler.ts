@@ -90,6 +90,13 @@ function partialObject(obj: any, version: string): any {
 }
 
 /**
+ * Where a request carries its parsed RequestInfo once routed (a property, not a WeakMap entry: it
+ * costs nothing to collect). The info is a pure function of method, path and query.
+ */
+const REQUEST_INFO = Symbol('requestInfo');
+type InfoCarrier = ApiRequest & { [REQUEST_INFO]?: RequestInfo };
+
+/**
  * The API server: `handle(request) → response`. A pipeline of stages (recovery into Status,
  * metrics, body limits, routing) in front of one generic registry; every error is a Kubernetes
  * Status with the code and reason Kubernetes uses, and nothing a client sends produces a 500.
@@ -122,12 +129,13 @@ export class ApiServer {
 
   /** Serves one request. Never rejects: failures become Status responses. */
   async handle(req: ApiRequest): Promise<ApiResponse> {
-    let i = 0;
-    const next = (): ApiResponse | Promise<ApiResponse> => {
-      const stage = this.stages[i++];
-      return stage ? stage(req, next) : this.route(req);
-    };
-    return next();
+    return this.stage(req, 0);
+  }
+
+  // NOTE: no named closures on the per-request path: tsx (esbuild keepNames) makes each one cost a defineProperty.
+  private stage(req: ApiRequest, i: number): ApiResponse | Promise<ApiResponse> {
+    const stage = this.stages[i];
+    return stage ? stage(req, () => this.stage(req, i + 1)) : this.route(req);
   }
 
   // NOTE: stages stay synchronous for synchronous routes (most of them), so a request costs no
@@ -142,13 +150,12 @@ export class ApiServer {
     return res instanceof Promise ? res.catch((e: unknown) => statusResponse(toStatusError(e))) : res;
   };
 
-  private readonly infos = new WeakMap<ApiRequest, RequestInfo>();
 
   /** Parsed request infos by method, watch parameter and path (parsing is pure; infos are read-only). */
   private readonly parsedInfos = new Map<string, RequestInfo>();
 
   private requestInfo(req: ApiRequest): RequestInfo {
-    let info = this.infos.get(req);
+    let info = (req as InfoCarrier)[REQUEST_INFO];
     if (!info) {
       const key = `${req.method} ${req.method === 'GET' ? (req.query.get('watch') ?? '') : ''} ${req.path}`;
       info = this.parsedInfos.get(key);
@@ -157,7 +164,7 @@ export class ApiServer {
         if (this.parsedInfos.size >= 65_536) this.parsedInfos.clear();
         this.parsedInfos.set(key, info);
       }
-      this.infos.set(req, info);
+      (req as InfoCarrier)[REQUEST_INFO] = info;
     }
     return info;
   }
@@ -165,13 +172,14 @@ export class ApiServer {
   /** Observes every answered request, errors included (the stage after it turns them into Status responses). */
   private measure: Stage = (req, next) => {
     const start = this.opts.clock.now();
-    const observe = (res: ApiResponse): ApiResponse => {
-      this.metrics.observe(req, this.infos.get(req), res.status, (this.opts.clock.now() - start) / 1000);
-      return res;
-    };
     const res = next();
-    return res instanceof Promise ? res.then(observe) : observe(res);
+    return res instanceof Promise ? res.then((r) => this.observe(req, start, r)) : this.observe(req, start, res);
   };
+
+  private observe(req: ApiRequest, start: number, res: ApiResponse): ApiResponse {
+    this.metrics.observe(req, (req as InfoCarrier)[REQUEST_INFO], res.status, (this.opts.clock.now() - start) / 1000);
+    return res;
+  }
 
   private limitBody: Stage = (req, next) => {
     if (req.body && req.body.length > this.opts.maxRequestBodyBytes) {
@@ -496,7 +504,7 @@ export class ApiServer {
       (current) => {
         const patched = apply(current);
         if (patched && typeof patched === 'object') {
-          const res = checkFields(message, patched, undefined, { prune: true });
+          const res = checkFields(message, patched, undefined, { prune: true, unchanged: current });
           if (res.typeErrors.length > 0) throw badRequest(typeErrorMessage(r.kind, r.version, res.typeErrors[0]));
           if (level === 'Strict' && res.unknownFields.length) throw badRequest(strictDecodingMessage(res.unknownFields, []));
           warnings = level === 'Warn' ? res.unknownFields.map((f) => warningFor(f)) : [];

@@ -6,6 +6,15 @@ import { RESOURCES } from './resources.ts';
 
 const BUCKETS = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
 
+/** The children of one label set: its request counter and duration histogram. */
+interface Series {
+  method: string;
+  /** Watches are counted, not timed. */
+  timed: boolean;
+  count: client.Counter.Internal;
+  duration: client.Histogram.Internal<string>;
+}
+
 /**
  * The API server's Prometheus metrics under Kubernetes' standard names
  * (`apiserver_request_total`, `apiserver_request_duration_seconds`, `apiserver_storage_objects`,
@@ -19,7 +28,7 @@ export class ApiMetrics {
   private readonly watchEvents: client.Counter<string>;
   private readonly longRunning: client.Gauge<string>;
   /** Label children per series, so a request does not hash its labels twice. */
-  private readonly series = new Map<string, { count: client.Counter.Internal; duration: client.Histogram.Internal<string> }>();
+  private readonly series = new Map<string, Series>();
 
   constructor(store: Registry) {
     const registers = [this.registry];
@@ -57,8 +66,27 @@ export class ApiMetrics {
     });
   }
 
+  /** Series by request info and code: infos are cached per method and path, so most requests find theirs here. */
+  private readonly seriesByInfo = new WeakMap<RequestInfo, Map<number, Series>>();
+
   /** Records one finished request. */
   observe(req: ApiRequest, info: RequestInfo | undefined, code: number, seconds: number): void {
+    let series: Series | undefined;
+    // NOTE: a dry run changes a label, so it takes the slower path (it is rare).
+    if (info && !req.query.has('dryRun')) {
+      let byCode = this.seriesByInfo.get(info);
+      if (!byCode) this.seriesByInfo.set(info, (byCode = new Map()));
+      series = byCode.get(code);
+      if (!series || series.method !== req.method) {
+        series = this.seriesFor(req, info, code);
+        byCode.set(code, series);
+      }
+    } else series = this.seriesFor(req, info, code);
+    series.count.inc();
+    if (series.timed) series.duration.observe(seconds);
+  }
+
+  private seriesFor(req: ApiRequest, info: RequestInfo | undefined, code: number): Series {
     const labels = info?.isResource
       ? {
           verb: info.verb === 'watch' ? 'WATCH' : info.verb === 'list' ? 'LIST' : req.method === 'PUT' ? 'PUT' : req.method === 'POST' ? 'POST' : req.method,
@@ -74,11 +102,10 @@ export class ApiMetrics {
     const key = `${labels.verb}|${labels.dry_run}|${labels.group}|${labels.version}|${labels.resource}|${labels.subresource}|${labels.scope}|${code}`;
     let series = this.series.get(key);
     if (!series) {
-      series = { count: this.requests.labels({ ...labels, code: String(code) }), duration: this.duration.labels(labels) };
+      series = { method: req.method, timed: labels.verb !== 'WATCH', count: this.requests.labels({ ...labels, code: String(code) }), duration: this.duration.labels(labels) };
       this.series.set(key, series);
     }
-    series.count.inc();
-    if (labels.verb !== 'WATCH') series.duration.observe(seconds);
+    return series;
   }
 
   /** Counts one watch event sent. */

@@ -315,9 +315,12 @@ export class Registry {
     const s = this.strategy(r);
     const stored = s.toStored ? s.toStored(obj) : obj;
     const rv = stored.metadata.resourceVersion;
-    delete stored.metadata.resourceVersion;
+    if (rv === undefined) return JSON.stringify(stored);
+    // NOTE: set to undefined (JSON leaves it out), not deleted: a delete would put the metadata
+    // object into V8's slow dictionary mode for every later reader.
+    stored.metadata.resourceVersion = undefined;
     const text = JSON.stringify(stored);
-    if (rv !== undefined) stored.metadata.resourceVersion = rv;
+    stored.metadata.resourceVersion = rv;
     return text;
   }
 
@@ -645,7 +648,8 @@ export class Registry {
       messageName: messageNameForKind(r.group, r.version, r.kind),
       subresource: sub,
     });
-    delete m.resourceVersion;
+    // NOTE: not deleted (see encode); store() sets the new one.
+    if (m.resourceVersion !== undefined) m.resourceVersion = undefined;
     if (m.finalizers && m.finalizers.length === 0) delete m.finalizers;
     // Two-phase deletion: once the last finalizer goes from a terminating object, it leaves storage.
     const finishing = m.deletionTimestamp && (!m.finalizers || m.finalizers.length === 0) && !(m.deletionGracePeriodSeconds > 0) && !s.pendingFinalization?.(obj);

@@ -150,6 +150,13 @@ test('managedFields entries', () => {
   ]);
 });
 
+test('a field manager name must be printable: each control character is reported with its byte position', () => {
+  const errs = validateObjectMeta({ name: 'a', namespace: 'n', managedFields: [{ manager: 'kübe\tctl\u0007', operation: 'Update' }] }, namespaced);
+  assert.deepEqual(errs.map((e) => e.message.replace(/^.*invalid character /, '')), ['U+0009 (at position 5)', 'U+0007 (at position 9)']);
+  const ok = validateObjectMeta({ name: 'a', namespace: 'n', managedFields: [{ manager: 'kübe ctl ✓', operation: 'Update' }] }, namespaced);
+  assert.deepEqual(ok, []);
+});
+
 test('a custom field path prefixes every error', () => {
   const errs = validateObjectMeta({ labels: { '-': '' } }, { namespaced: false, nameValidator: nameIsDNSSubdomain, fieldPath: 'spec.template.metadata' });
   assert.ok(errs.every((e) => e.field.startsWith('spec.template.metadata.')));

@@ -311,7 +311,11 @@ export function validateKubeFinalizerName(name: string, fieldPath: string): Fiel
   return [];
 }
 
+/** A field manager name of printable characters and spaces only (Kubernetes' unicode.IsPrint). */
+const MANAGER_CHARS = /^[\p{L}\p{M}\p{N}\p{P}\p{S} ]*$/u;
+
 /** Validates managedFields entries: operation Apply or Update, fieldsType FieldsV1, manager printable and ≤ 128 bytes. */
+
 export function validateManagedFields(entriesList: unknown, fieldPath: string): FieldError[] {
   if (!Array.isArray(entriesList)) return [];
   const errs: FieldError[] = [];
@@ -323,8 +327,9 @@ export function validateManagedFields(entriesList: unknown, fieldPath: string): 
     if (ft !== '' && ft !== 'FieldsV1') errs.push(fieldInvalid(`${p}.fieldsType`, ft, 'must be `FieldsV1`'));
     const manager = str(e?.manager);
     if (byteLength(manager) > FIELD_MANAGER_MAX_LENGTH) errs.push(fieldTooLong(`${p}.manager`, FIELD_MANAGER_MAX_LENGTH));
+    // NOTE: one test of the whole name first; the per-character scan only runs to report an error.
     let pos = 0;
-    for (const ch of manager) {
+    if (!MANAGER_CHARS.test(manager)) for (const ch of manager) {
       if (!/^[\p{L}\p{M}\p{N}\p{P}\p{S} ]$/u.test(ch)) {
         const cp = ch.codePointAt(0)!;
         const hex = cp.toString(16).toUpperCase().padStart(4, '0');

@@ -1118,24 +1118,14 @@ export class NodeAgent {
   }
 
   private containerStatus(c: ContainerState): any {
-    const term = (t: Termination) => ({
-      terminated: {
-        exitCode: t.exitCode,
-        reason: t.reason,
-        ...(t.message ? { message: t.message } : {}),
-        ...(t.startedAt !== undefined ? { startedAt: formatTime(t.startedAt) } : {}),
-        finishedAt: formatTime(t.finishedAt),
-        ...(t.containerID ? { containerID: t.containerID } : {}),
-      },
-    });
     let state: any;
     if (c.phase === 'running') state = { running: { startedAt: formatTime(c.startedAt!) } };
-    else if (c.phase === 'terminated') state = term(c.terminated!);
+    else if (c.phase === 'terminated') state = terminatedState(c.terminated!);
     else state = { waiting: { reason: c.waitingReason || 'ContainerCreating', ...(c.waitingMessage ? { message: c.waitingMessage } : {}) } };
     const cs: any = {
       name: c.spec.name,
       state,
-      lastState: c.lastTerminated ? term(c.lastTerminated) : {},
+      lastState: c.lastTerminated ? terminatedState(c.lastTerminated) : {},
       ready: c.init ? NodeAgent.succeeded(c) : c.phase === 'running' && c.ready,
       restartCount: c.restartCount,
       image: c.spec.image,
@@ -1367,4 +1357,18 @@ export class NodeAgent {
       });
     }
   }
+}
+
+/** A container state `terminated` as the kubelet reports it. */
+function terminatedState(t: Termination): any {
+  return {
+    terminated: {
+      exitCode: t.exitCode,
+      reason: t.reason,
+      ...(t.message ? { message: t.message } : {}),
+      ...(t.startedAt !== undefined ? { startedAt: formatTime(t.startedAt) } : {}),
+      finishedAt: formatTime(t.finishedAt),
+      ...(t.containerID ? { containerID: t.containerID } : {}),
+    },
+  };
 }
