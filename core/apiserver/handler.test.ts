@@ -575,6 +575,22 @@ describe('request metrics', () => {
     assert.equal(count('PUT', 200, 'All'), 1);
     assert.equal(count('PUT', 409), 1);
     assert.match(body, /apiserver_request_duration_seconds_count\{verb="PUT",dry_run="",group="",version="v1",resource="configmaps",subresource="",scope="resource",component="apiserver"\} 2/);
+    assert.match(body, /apiserver_request_duration_seconds_bucket\{le="\+Inf",verb="GET",[^}]*resource="configmaps"[^}]*scope="resource"[^}]*\} 3/);
+  });
+
+  it('counts watch events per kind and counts watches without timing them', async () => {
+    const s = new TestServer();
+    await s.request('POST', CM, configMap('a'));
+    const w = await s.watch(`${CM}?watch=1`);
+    await s.request('POST', CM, configMap('b'));
+    await s.request('DELETE', `${CM}/a`);
+    for (let i = 0; i < 50 && w.events.length < 3; i++) await new Promise((r) => setTimeout(r, 5));
+    w.stop();
+    assert.equal(w.events.length, 3, 'the initial ADDED, one ADDED and one DELETED');
+    const body = String((await s.request('GET', '/metrics')).body);
+    assert.match(body, /^apiserver_watch_events_total\{group="",version="v1",kind="ConfigMap"\} 3$/m);
+    assert.match(body, /^apiserver_request_total\{verb="WATCH",[^}]*resource="configmaps"[^}]*code="200"\} 1$/m);
+    assert.doesNotMatch(body, /apiserver_request_duration_seconds_\w+\{[^}]*verb="WATCH"/);
   });
 });
 

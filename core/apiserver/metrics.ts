@@ -6,13 +6,93 @@ import { RESOURCES } from './resources.ts';
 
 const BUCKETS = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
 
-/** The children of one label set: its request counter and duration histogram. */
+/**
+ * A counter whose series are plain objects callers keep and bump directly: prom-client's own
+ * counters hash their labels on every increment, which costs more than the rest of a simulated
+ * request's bookkeeping. The registry formats it like any prom-client counter.
+ */
+class SeriesCounter {
+  readonly type = 'counter';
+  readonly aggregator = 'sum';
+  private readonly all = new Map<string, { labels: Record<string, string>; value: number }>();
+
+  constructor(readonly name: string, readonly help: string) {}
+
+  /** The series of a label set (created at 0, in first-use order). */
+  series(labels: Record<string, string>): { labels: Record<string, string>; value: number } {
+    const key = JSON.stringify(labels);
+    let s = this.all.get(key);
+    if (!s) this.all.set(key, (s = { labels, value: 0 }));
+    return s;
+  }
+
+  /** prom-client's metric interface, for Registry.metrics(). */
+  async get() {
+    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values: [...this.all.values()].map((s) => ({ labels: s.labels, value: s.value })) };
+  }
+
+  reset(): void {
+    this.all.clear();
+  }
+}
+
+/** One label set of a {@link SeriesHistogram}: non-cumulative counts per bucket (the last is +Inf). */
+interface HistogramSeries {
+  labels: Record<string, string>;
+  counts: number[];
+  sum: number;
+  count: number;
+}
+
+/** A histogram with directly updated series, formatted as prom-client formats its histograms (see {@link SeriesCounter}). */
+class SeriesHistogram {
+  readonly type = 'histogram';
+  readonly aggregator = 'sum';
+  private readonly all = new Map<string, HistogramSeries>();
+
+  constructor(readonly name: string, readonly help: string, private readonly bounds: readonly number[]) {}
+
+  series(labels: Record<string, string>): HistogramSeries {
+    const key = JSON.stringify(labels);
+    let s = this.all.get(key);
+    if (!s) this.all.set(key, (s = { labels, counts: new Array<number>(this.bounds.length + 1).fill(0), sum: 0, count: 0 }));
+    return s;
+  }
+
+  observe(s: HistogramSeries, value: number): void {
+    let i = 0;
+    while (i < this.bounds.length && value > this.bounds[i]) i++;
+    s.counts[i]++;
+    s.sum += value;
+    s.count++;
+  }
+
+  async get() {
+    const values: { labels: Record<string, string | number>; sharedLabels: Record<string, string>; value: number; metricName: string }[] = [];
+    for (const s of this.all.values()) {
+      let acc = 0;
+      this.bounds.forEach((le, i) => {
+        acc += s.counts[i];
+        values.push({ labels: { le }, sharedLabels: s.labels, value: acc, metricName: `${this.name}_bucket` });
+      });
+      values.push({ labels: { le: '+Inf' }, sharedLabels: s.labels, value: s.count, metricName: `${this.name}_bucket` });
+      values.push({ labels: {}, sharedLabels: s.labels, value: s.sum, metricName: `${this.name}_sum` });
+      values.push({ labels: {}, sharedLabels: s.labels, value: s.count, metricName: `${this.name}_count` });
+    }
+    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
+  }
+
+  reset(): void {
+    this.all.clear();
+  }
+}
+
+/** The request counter and duration histogram series of one label set and code. */
 interface Series {
   method: string;
-  /** Watches are counted, not timed. */
-  timed: boolean;
-  count: client.Counter.Internal;
-  duration: client.Histogram.Internal<string>;
+  count: { value: number };
+  /** Undefined for watches, which are counted, not timed. */
+  duration: HistogramSeries | undefined;
 }
 
 /**
@@ -23,29 +103,21 @@ interface Series {
  */
 export class ApiMetrics {
   readonly registry = new client.Registry();
-  private readonly requests: client.Counter<string>;
-  private readonly duration: client.Histogram<string>;
-  private readonly watchEvents: client.Counter<string>;
+  private readonly requests = new SeriesCounter('apiserver_request_total', 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.');
+  private readonly duration = new SeriesHistogram('apiserver_request_duration_seconds', 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.', BUCKETS);
+  private readonly watchEvents = new SeriesCounter('apiserver_watch_events_total', 'Number of events sent in watch clients');
   private readonly longRunning: client.Gauge<string>;
-  /** Label children per series, so a request does not hash its labels twice. */
+  /** Series by their labels and code. */
   private readonly series = new Map<string, Series>();
+  /** Watch event counters by kind, group and version. */
+  private readonly watchSeries = new Map<string, { value: number }>();
 
   constructor(store: Registry) {
     const registers = [this.registry];
-    this.requests = new client.Counter({
-      name: 'apiserver_request_total',
-      help: 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
-      labelNames: ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component', 'code'],
-      registers,
-    });
-    this.duration = new client.Histogram({
-      name: 'apiserver_request_duration_seconds',
-      help: 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
-      labelNames: ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'],
-      buckets: BUCKETS,
-      registers,
-    });
-    this.watchEvents = new client.Counter({ name: 'apiserver_watch_events_total', help: 'Number of events sent in watch clients', labelNames: ['group', 'version', 'kind'], registers });
+    // NOTE: prom-client's Registry takes any object with its metric interface (name, help, type, get()).
+    this.registry.registerMetric(this.requests as unknown as client.Metric);
+    this.registry.registerMetric(this.duration as unknown as client.Metric);
+    this.registry.registerMetric(this.watchEvents as unknown as client.Metric);
     this.longRunning = new client.Gauge({ name: 'apiserver_longrunning_requests', help: 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component.', labelNames: ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'], registers });
     const storage = store.storage;
     new client.Gauge({
@@ -82,8 +154,8 @@ export class ApiMetrics {
         byCode.set(code, series);
       }
     } else series = this.seriesFor(req, info, code);
-    series.count.inc();
-    if (series.timed) series.duration.observe(seconds);
+    series.count.value++;
+    if (series.duration) this.duration.observe(series.duration, seconds);
   }
 
   private seriesFor(req: ApiRequest, info: RequestInfo | undefined, code: number): Series {
@@ -102,7 +174,8 @@ export class ApiMetrics {
     const key = `${labels.verb}|${labels.dry_run}|${labels.group}|${labels.version}|${labels.resource}|${labels.subresource}|${labels.scope}|${code}`;
     let series = this.series.get(key);
     if (!series) {
-      series = { method: req.method, timed: labels.verb !== 'WATCH', count: this.requests.labels({ ...labels, code: String(code) }), duration: this.duration.labels(labels) };
+      // NOTE: watches are counted, not timed: they get no histogram series at all.
+      series = { method: req.method, count: this.requests.series({ ...labels, code: String(code) }), duration: labels.verb === 'WATCH' ? undefined : this.duration.series(labels) };
       this.series.set(key, series);
     }
     return series;
@@ -110,7 +183,10 @@ export class ApiMetrics {
 
   /** Counts one watch event sent. */
   watchEvent(kind: string, group: string, version: string): void {
-    this.watchEvents.inc({ group, version, kind });
+    const key = `${kind}|${group}|${version}`;
+    let series = this.watchSeries.get(key);
+    if (!series) this.watchSeries.set(key, (series = this.watchEvents.series({ group, version, kind })));
+    series.value++;
   }
 
   /** Tracks open watches. */
