@@ -111,6 +111,29 @@ test('timestamps parse as RFC 3339 (MicroTime with six fractional digits), with 
   assert.match(firstError('k8s.io.api.coordination.v1.Lease', { spec: { renewTime: '2023-01-02T03:04:05Z' } }) ?? '', /cannot parse "Z" as "\.000000"/);
 });
 
+test('timestamps in the canonical UTC form: every field is range-checked, leap years by the Gregorian rule', () => {
+  for (const ok of ['2000-02-29T23:59:59Z', '2024-02-29T00:00:00Z', '1999-12-31T00:00:00Z', '0000-01-01T00:00:00Z']) {
+    assert.equal(timeError(ok), undefined, ok);
+    assert.equal(timeError(ok.replace('Z', '.999999Z'), true), undefined, ok);
+  }
+  const bad: [string, RegExp][] = [
+    ['1900-02-29T00:00:00Z', /day out of range/],
+    ['2023-04-31T00:00:00Z', /day out of range/],
+    ['2023-01-00T00:00:00Z', /day out of range/],
+    ['2023-00-10T00:00:00Z', /month out of range/],
+    ['2023-01-10T24:00:00Z', /hour out of range/],
+    ['2023-01-10T23:60:00Z', /minute out of range/],
+    ['2023-01-10T23:59:60Z', /second out of range/],
+    ['2023-0a-10T23:59:59Z', /cannot parse/],
+    ['2023-01-10T23:59:5xZ', /cannot parse/],
+  ];
+  for (const [value, message] of bad) {
+    assert.match(timeError(value) ?? 'accepted', message, value);
+    assert.match(timeError(value.replace('Z', '.000000Z'), true) ?? 'accepted', message, `${value} as MicroTime`);
+  }
+  assert.match(timeError('2023-01-10T23:59:59.00000xZ', true) ?? 'accepted', /cannot parse/);
+});
+
 test('IntOrString and bytes', () => {
   const svc = (targetPort: unknown) => ({ spec: { ports: [{ port: 80, targetPort }] } });
   assert.equal(firstError('k8s.io.api.core.v1.Service', svc('http')), undefined);

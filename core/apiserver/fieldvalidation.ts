@@ -275,17 +275,36 @@ const RFC3339 = '2006-01-02T15:04:05Z07:00';
 const RFC3339_MICRO = '2006-01-02T15:04:05.000000Z07:00';
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
-const CANONICAL_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z$/;
-const CANONICAL_MICROTIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.\d{6}Z$/;
+/** The value of two ASCII digits at `i`, or -1. */
+function twoDigits(s: string, i: number): number {
+  const a = s.charCodeAt(i) - 48;
+  const b = s.charCodeAt(i + 1) - 48;
+  return a >= 0 && a <= 9 && b >= 0 && b <= 9 ? a * 10 + b : -1;
+}
 
-// NOTE: a fast path for the UTC forms servers and clients write; anything else takes the full parser.
+// NOTE: a fast path for the UTC forms servers and clients write (`2006-01-02T15:04:05Z`, and with
+// exactly six fractional digits for MicroTime), read without a regular expression or any
+// allocation; anything else takes the full parser.
 function canonicalTimeValid(value: string, micro: boolean): boolean {
-  const m = (micro ? CANONICAL_MICROTIME : CANONICAL_TIME).exec(value);
-  if (!m) return false;
-  const year = Number(m[1]);
-  const month = Number(m[2]);
-  const day = Number(m[3]);
-  if (month < 1 || month > 12 || Number(m[4]) >= 24 || Number(m[5]) >= 60 || Number(m[6]) >= 60) return false;
+  if (value.length !== (micro ? 27 : 20) || value.charCodeAt(value.length - 1) !== 90 /* Z */) return false;
+  if (value[4] !== '-' || value[7] !== '-' || value[10] !== 'T' || value[13] !== ':' || value[16] !== ':') return false;
+  if (micro) {
+    if (value[19] !== '.') return false;
+    for (let i = 20; i < 26; i++) {
+      const c = value.charCodeAt(i);
+      if (c < 48 || c > 57) return false;
+    }
+  }
+  const hi = twoDigits(value, 0);
+  const lo = twoDigits(value, 2);
+  const month = twoDigits(value, 5);
+  const day = twoDigits(value, 8);
+  const hour = twoDigits(value, 11);
+  const minute = twoDigits(value, 14);
+  const second = twoDigits(value, 17);
+  if (hi < 0 || lo < 0 || day < 0 || hour < 0 || minute < 0 || second < 0) return false;
+  const year = hi * 100 + lo;
+  if (month < 1 || month > 12 || hour >= 24 || minute >= 60 || second >= 60) return false;
   const leap = month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
   return day >= 1 && day <= DAYS_IN_MONTH[month - 1] + (leap ? 1 : 0);
 }
@@ -879,6 +898,7 @@ function structAt(root: MessagePlan, segs: readonly (string | number)[]): string
 }
 
 function orderStrictErrors(unknown: string[], duplicates: string[], rawJson: string | undefined): string[] {
+  if (unknown.length === 0 && duplicates.length === 0) return [];
   const u = [...new Set(unknown)];
   if (duplicates.length === 0 || u.length === 0 || rawJson === undefined) {
     return [...u.map((p) => `unknown field ${JSON.stringify(p)}`), ...duplicates.map((p) => `duplicate field ${JSON.stringify(p)}`)];
