@@ -90,6 +90,30 @@ function partialObject(obj: any, version: string): any {
 }
 
 /**
+ * A JSON response the server can also hand over decoded (`object`, see ApiResponse): its body text
+ * is built on first read, so in-process clients that take the object never pay for the text.
+ * Reading `body` gives exactly what an eagerly built response would hold.
+ */
+class DecodedJsonResponse implements ApiResponse {
+  private text: string | undefined;
+
+  constructor(
+    public status: number,
+    public headers: Record<string, string | string[]>,
+    public object: unknown,
+    private readonly render: () => string,
+  ) {}
+
+  get body(): string {
+    return (this.text ??= this.render());
+  }
+
+  set body(text: string) {
+    this.text = text;
+  }
+}
+
+/**
  * Where a request carries its parsed RequestInfo once routed (a property, not a WeakMap entry: it
  * costs nothing to collect). The info is a pure function of method, path and query.
  */
@@ -238,11 +262,15 @@ export class ApiServer {
     headers['content-type'] = JSON_TYPE;
     const pretty = req.query.get('pretty');
     if (pretty === 'true' || pretty === '1') return { status, headers, body: JSON.stringify(obj, null, 2) + '\n' };
+    if (this.registry.hasServedJson(obj)) return new DecodedJsonResponse(status, headers, obj, () => this.jsonBody(obj));
+    return { status, headers, body: this.jsonBody(obj) };
+  }
+
+  /** The JSON of an object, cached per object (shared decoded objects are serialized once per version). */
+  private jsonBody(obj: object): string {
     let body = this.jsonBodies.get(obj);
     if (body === undefined) this.jsonBodies.set(obj, (body = this.registry.servedJson(obj) ?? JSON.stringify(obj)));
-    const res: ApiResponse = { status, headers, body };
-    if (this.registry.hasServedJson(obj)) res.object = obj;
-    return res;
+    return body;
   }
 
   private shapeOne(req: ApiRequest, info: Extract<RequestInfo, { isResource: true }>, obj: any, rep: Representation): any {
@@ -364,15 +392,13 @@ export class ApiServer {
     const pretty = req.query.get('pretty');
     if (rep.kind === 'json' && pretty !== 'true' && pretty !== '1') {
       // NOTE: items are shared decoded objects whose JSON is cached, so a list is mostly string joins.
-      const items = out.items.map((o) => {
-        let body = this.jsonBodies.get(o);
-        if (body === undefined) this.jsonBodies.set(o, (body = this.registry.servedJson(o) ?? JSON.stringify(o)));
-        return body;
-      });
-      const head = JSON.stringify({ kind: list.kind, apiVersion: list.apiVersion, metadata: listMeta });
-      const res: ApiResponse = { status: 200, headers: { 'content-type': JSON_TYPE }, body: `${head.slice(0, -1)},"items":[${items.join(',')}]}` };
-      if (out.items.every((o) => this.registry.hasServedJson(o))) res.object = list;
-      return res;
+      const render = (): string => {
+        const head = JSON.stringify({ kind: list.kind, apiVersion: list.apiVersion, metadata: listMeta });
+        return `${head.slice(0, -1)},"items":[${out.items.map((o) => this.jsonBody(o)).join(',')}]}`;
+      };
+      const headers = { 'content-type': JSON_TYPE };
+      if (out.items.every((o) => this.registry.hasServedJson(o))) return new DecodedJsonResponse(200, headers, list, render);
+      return { status: 200, headers, body: render() };
     }
     return this.respond(req, 200, list, rep);
   }
