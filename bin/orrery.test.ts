@@ -37,6 +37,17 @@ describe('orrery CLI', () => {
     }
   });
 
+  it('the launcher re-runs simulate (with a larger young generation), passing output and exit status through', () => {
+    const launcher = fileURLToPath(new URL('./orrery.js', import.meta.url));
+    const env = { ...process.env, NODE_OPTIONS: '' };
+    const ok = spawnSync(process.execPath, [launcher, 'simulate', '--nodes', '2', '--pods', '2', '--seed', '1'], { encoding: 'utf8', timeout: 60_000, env });
+    assert.equal(ok.status, 0, ok.stderr);
+    assert.equal(JSON.parse(ok.stdout.trim().split('\n').at(-1)!).podsRunning, 2);
+    const bad = spawnSync(process.execPath, [launcher, 'simulate', '--nodes', '0', '--pods', '1'], { encoding: 'utf8', timeout: 60_000, env });
+    assert.equal(bad.status, 1);
+    assert.match(bad.stderr, /--nodes/);
+  });
+
   it('an unknown command is refused', () => {
     const r = run('fly');
     assert.notEqual(r.status, 0);
