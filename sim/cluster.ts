@@ -138,9 +138,10 @@ export function simulatedControlPlane(
   const streams = new RngStreams(o.seed);
   const inner = o.storage === 'sqlite' ? new SqliteStorage({ path: ':memory:' }) : new MemoryStorage({ maxLogBytes: 256 * 1024 * 1024 });
   const storage = new WatchCache(inner, { clock, maxHistoryBytes: 128 * 1024 * 1024 });
-  // NOTE: an event is fanned out to every watcher at once, so a small shared-decode cache suffices;
-  // the default (20,000 decoded objects plus their encoded frames) is a large fixed cost here.
-  const api = new ApiServer({ storage, clock, rng: streams.stream('apiserver'), sharedDecodeLimit: 2_000 });
+  // NOTE: the shared decoded objects of a resource's 20,000 most recent writes stay cached: the next
+  // status patch of a pod, and the fan-out of its change, then parse nothing. Most of them are
+  // held by the informers anyway.
+  const api = new ApiServer({ storage, clock, rng: streams.stream('apiserver'), sharedDecodeLimit: 20_000 });
   api.registry.freezeShared = o.freezeShared ?? false;
   bootstrap(api.registry);
   const net = new SimNetwork({

@@ -38,7 +38,7 @@ export interface ApiServerOptions {
   bookmarkIntervalMs?: number;
   /** Readiness checks beyond storage (e.g. shutdown in progress). */
   ready?: () => boolean;
-  /** At most this many decoded objects stay shared between watchers and lists (default 20,000). */
+  /** At most this many decoded objects per resource stay shared between watchers, lists and the next write (default 20,000). */
   sharedDecodeLimit?: number;
 }
 

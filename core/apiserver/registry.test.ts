@@ -23,6 +23,20 @@ describe('Registry.decodeShared', () => {
     assert.deepEqual(again, a);
     assert.equal(registry.decodeShared(CM, kvs[2]), registry.decodeShared(CM, kvs[2]));
   });
+
+  it('keeps each resource\'s most recent ones: another resource\'s decodes do not push them out', () => {
+    const storage = new SqliteStorage({ path: ':memory:' });
+    const registry = new Registry(storage, new FakeClock(0), new SeededRng(1), new Map(), 2);
+    const SECRET = { ...CM, kind: 'Secret', resource: 'secrets' };
+    const OTHER_GROUP_CM = { ...CM, group: 'example.com' };
+    const cm = storage.create('/registry/core/configmaps/d/a', JSON.stringify({ metadata: { name: 'a' } }));
+    const a = registry.decodeShared(CM, cm);
+    for (const n of ['s1', 's2', 's3', 's4']) registry.decodeShared(SECRET, storage.create(`/registry/core/secrets/d/${n}`, JSON.stringify({ metadata: { name: n } })));
+    for (const n of ['x1', 'x2', 'x3']) registry.decodeShared(OTHER_GROUP_CM, storage.create(`/registry/example.com/configmaps/d/${n}`, JSON.stringify({ metadata: { name: n } })));
+    assert.equal(registry.decodeShared(CM, cm), a, 'still cached after other resources\' decodes');
+    // The same KeyValue under another group's resource of the same name is a separate cache entry.
+    assert.notEqual(registry.decodeShared(OTHER_GROUP_CM, cm), a);
+  });
 });
 
 describe('Registry.patch of the status subresource', () => {

@@ -141,6 +141,17 @@ const METADATA = new Set(['metadata']);
 const NOOP_META = new Set(['resourceVersion', 'managedFields']);
 const RESOURCE_VERSION = new Set(['resourceVersion']);
 
+/** The shared decoded objects of one resource, most recent last (see Registry.decodeShared). */
+interface SharedCache {
+  group: string;
+  objects: WeakMap<KeyValue, any>;
+  /** Cached KeyValues, oldest first from `head`. */
+  ring: KeyValue[];
+  head: number;
+  /** Another resource's cache with the same resource name (another group). */
+  next: SharedCache | undefined;
+}
+
 /**
  * The one generic registry store: storage keys, resourceVersion semantics, metadata, finalizers,
  * graceful deletion, managed fields, selectors and paging for every kind; kinds add strategies.
@@ -153,7 +164,7 @@ export class Registry {
     readonly clock: Clock,
     readonly rng: Rng,
     private readonly strategies: ReadonlyMap<string, Strategy>,
-    /** At most this many decoded objects are kept for {@link decodeShared} (default 20,000). */
+    /** At most this many decoded objects per resource are kept for {@link decodeShared} (default 20,000). */
     private readonly sharedDecodeLimit = 20_000,
   ) {
     this.ctx = { clock, rng, registry: this, nowTime: () => formatTime(clock.now()) };
@@ -182,36 +193,41 @@ export class Registry {
     return `${this.prefix(r, namespace)}${name}`;
   }
 
-  private readonly shared = new Map<string, WeakMap<KeyValue, any>>();
-  /** The most recently decoded shared objects, oldest first; only these stay cached. */
-  private sharedRing: { cache: WeakMap<KeyValue, any>; kv: KeyValue }[] = [];
-  private sharedRingHead = 0;
+  /**
+   * Shared decoded objects per resource. Each resource keeps its own most recent ones, so a kind
+   * written often (Events) does not push out the objects of another (Pods) before their next update.
+   */
+  private readonly shared = new Map<string, SharedCache>();
 
   /**
    * Like {@link decode}, but one decoded object per stored KeyValue and resource is shared by
-   * every caller while it is among the `sharedDecodeLimit` most recently decoded ones (a watch
+   * every caller while it is among the resource's `sharedDecodeLimit` most recently decoded ones (a watch
    * event fanned out to many watchers is parsed once; the watch history does not keep every
    * version decoded). Callers must not mutate it.
    */
   decodeShared(r: ResourceInfo, kv: KeyValue): any {
     const cache = this.sharedCache(r);
-    let obj = cache.get(kv);
+    let obj = cache.objects.get(kv);
     if (obj === undefined) {
       const w = this.writing;
       // A watcher told of the write in progress gets the written object, without parsing it.
       obj = w && w.r === r && w.text === kv.value ? this.sharedCopy(w.obj, kv) : this.decode(r, kv);
       if (this.isPlain(r)) this.storedTexts.set(obj, kv.value);
       if (this.freezeShared) deepFreeze(obj);
-      cache.set(kv, obj);
-      this.remember(cache, kv);
+      this.remember(cache, kv, obj);
     }
     return obj;
   }
 
-  private sharedCache(r: ResourceInfo): WeakMap<KeyValue, any> {
-    const id = `${r.group}/${r.resource}`;
-    let cache = this.shared.get(id);
-    if (!cache) this.shared.set(id, (cache = new WeakMap()));
+  private sharedCache(r: ResourceInfo): SharedCache {
+    let cache = this.shared.get(r.resource);
+    // NOTE: keyed by resource name, then checked by group (a Map of Maps would cost a lookup more).
+    while (cache && cache.group !== r.group) cache = cache.next;
+    if (!cache) {
+      const first = this.shared.get(r.resource);
+      cache = { group: r.group, objects: new WeakMap(), ring: [], head: 0, next: first };
+      this.shared.set(r.resource, cache);
+    }
     return cache;
   }
 
@@ -253,26 +269,27 @@ export class Registry {
     if (!plain) return kv;
     this.storedTexts.set(obj, text);
     const cache = this.sharedCache(r);
-    if (!cache.has(kv)) {
+    if (!cache.objects.has(kv)) {
       const shared = this.sharedCopy(obj, kv);
       this.storedTexts.set(shared, text);
       if (this.freezeShared) deepFreeze(shared);
-      cache.set(kv, shared);
-      this.remember(cache, kv);
+      this.remember(cache, kv, shared);
     }
     return kv;
   }
 
-  private remember(cache: WeakMap<KeyValue, any>, kv: KeyValue): void {
-    const ring = this.sharedRing;
-    ring.push({ cache, kv });
-    if (ring.length - this.sharedRingHead <= this.sharedDecodeLimit) return;
-    const evicted = ring[this.sharedRingHead];
-    ring[this.sharedRingHead++] = undefined as unknown as (typeof ring)[number];
-    evicted.cache.delete(evicted.kv);
-    if (this.sharedRingHead >= 4096 && this.sharedRingHead * 2 >= ring.length) {
-      this.sharedRing = ring.slice(this.sharedRingHead);
-      this.sharedRingHead = 0;
+  /** Caches `obj` as the shared decoded form of `kv`, forgetting the resource's oldest past the limit. */
+  private remember(cache: SharedCache, kv: KeyValue, obj: any): void {
+    cache.objects.set(kv, obj);
+    const ring = cache.ring;
+    ring.push(kv);
+    if (ring.length - cache.head <= this.sharedDecodeLimit) return;
+    const evicted = ring[cache.head];
+    ring[cache.head++] = undefined as unknown as KeyValue;
+    cache.objects.delete(evicted);
+    if (cache.head >= 4096 && cache.head * 2 >= ring.length) {
+      cache.ring = ring.slice(cache.head);
+      cache.head = 0;
     }
   }
 
