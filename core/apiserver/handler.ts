@@ -498,7 +498,9 @@ export class ApiServer {
         }
         if (!patch || typeof patch !== 'object' || Array.isArray(patch)) throw new Error('patch must be a JSON object');
         if (format === 'merge-patch') return jsonMergePatch(current, patch);
-        return strategicMergePatch(current, patch, messageName);
+        // NOTE: a status patch keeps only the result's status, which nothing later mutates in place:
+        // what the patch leaves alone may stay shared with `current`.
+        return strategicMergePatch(current, patch, messageName, { shareUnchanged: info.subresource?.name === 'status' });
       } catch (e) {
         if (e instanceof StatusError) throw e;
         const msg = (e as Error).message;

@@ -137,6 +137,46 @@ test('$retainKeys clears fields the patch does not keep (Deployment strategy, vo
   assert.throws(() => strategicMergePatch(live, { spec: { strategy: { $retainKeys: 'type' } } }, DEPLOYMENT), (e: unknown) => e instanceof PatchError && e.status === 400);
 });
 
+function deepFreeze<T>(v: T): T {
+  if (v && typeof v === 'object') {
+    for (const k of Object.keys(v)) deepFreeze((v as any)[k]);
+    Object.freeze(v);
+  }
+  return v;
+}
+
+test('shareUnchanged: same result, the frozen original untouched, only what the patch touches copied', () => {
+  const patches: any[] = [
+    { metadata: { labels: { tier: null, extra: 'x' } } },
+    { spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:1.25' }] } } } },
+    { spec: { template: { spec: { containers: [{ name: 'sidecar', $patch: 'delete' }], tolerations: [{ key: 'b', operator: 'Exists' }] } } } },
+    { spec: { strategy: { $retainKeys: ['type'], type: 'Recreate' } } },
+    { spec: { template: { spec: { '$setElementOrder/containers': [{ name: 'sidecar' }, { name: 'web' }], containers: [{ name: 'sidecar', args: ['sleep', '1'] }] } } } },
+    { metadata: { '$deleteFromPrimitiveList/finalizers': ['a'], finalizers: ['z'] } },
+    { status: { replicas: 3, readyReplicas: 3 } },
+    { $patch: 'replace', metadata: { name: 'x' } },
+  ];
+  for (const patch of patches) {
+    const live = deepFreeze({ ...liveDeployment(), metadata: { ...liveDeployment().metadata, finalizers: ['a', 'b'] } });
+    const copied = strategicMergePatch(live, structuredClone(patch), DEPLOYMENT);
+    const shared = strategicMergePatch(live, structuredClone(patch), DEPLOYMENT, { shareUnchanged: true });
+    assert.deepEqual(shared, copied, JSON.stringify(patch));
+    assert.equal(JSON.stringify(shared), JSON.stringify(copied), 'same key order');
+  }
+  const live = deepFreeze(liveDeployment());
+  const out = strategicMergePatch(live, { status: { replicas: 3 } }, DEPLOYMENT, { shareUnchanged: true });
+  assert.equal(out.spec, live.spec, 'untouched: shared');
+  assert.equal(out.metadata, live.metadata);
+  assert.notEqual(out.status, live.status, 'touched: copied');
+  const img = strategicMergePatch(live, { spec: { template: { spec: { containers: [{ name: 'web', image: 'nginx:1.25' }] } } } }, DEPLOYMENT, { shareUnchanged: true });
+  assert.equal(img.spec.template.metadata, live.spec.template.metadata);
+  assert.equal(img.spec.template.spec.containers.find((c: any) => c.name === 'sidecar'), live.spec.template.spec.containers[1], 'an item the patch does not name stays shared');
+  assert.equal(img.spec.template.spec.containers.find((c: any) => c.name === 'web').ports, live.spec.template.spec.containers[0].ports);
+  assert.equal(live.spec.template.spec.containers[0].image, 'nginx:1.24');
+  // Without the option nothing is shared.
+  assert.notEqual(strategicMergePatch(live, { status: { replicas: 3 } }, DEPLOYMENT).spec, live.spec);
+});
+
 test('malformed patches throw PatchError with the status Kubernetes uses', () => {
   const live = liveDeployment();
   const expectError = (patch: unknown, status: number, message: string | RegExp) =>

@@ -222,7 +222,8 @@ function mergeField(original: JsonMap, k: string, patchV: Json, node: Node, isDe
   }
   if (isMap(origV)) {
     const { node: child, meta } = lookupField(node, k);
-    original[k] = strategyOf(meta) === 'replace' ? copyIn(patchV) : mergeMap(origV, patchV as JsonMap, child);
+    // NOTE: merged into a copy: the original's maps may be shared (see strategicMergePatch).
+    original[k] = strategyOf(meta) === 'replace' ? copyIn(patchV) : mergeMap({ ...origV }, patchV as JsonMap, child);
   } else if (Array.isArray(origV)) {
     const { node: child, meta } = lookupField(node, k);
     const strategy = strategyOf(meta);
@@ -406,7 +407,7 @@ function mergeList(original: Json[], patch: Json[], node: Node, mergeKey: string
       const m = item as JsonMap;
       if (!(mergeKey in m)) throw noMergeKey(m, mergeKey);
       const at = merged.findIndex((e) => isMap(e) && mergeKey in e && e[mergeKey] === m[mergeKey]);
-      if (at >= 0) merged[at] = mergeMap(merged[at] as JsonMap, m, node);
+      if (at >= 0) merged[at] = mergeMap({ ...(merged[at] as JsonMap) }, m, node);
       else merged.push(copyIn(m));
     }
   }
@@ -443,13 +444,17 @@ function applyListDirectives(original: Json[], patch: Json[], mergeKey: string):
 /**
  * Applies a strategic merge patch to `original` (the JSON form of an object of the protobuf
  * message `messageName`, e.g. `k8s.io.api.core.v1.Pod`) and returns the result. Neither
- * argument is modified. Fields unknown to the schema merge as maps and replace as lists.
- * Throws {@link PatchError} for a malformed patch.
+ * argument is modified. With `shareUnchanged`, maps and lists the patch does not touch are the
+ * original's own (the same objects), so the result must not be mutated below what the patch
+ * changed; otherwise the result is entirely new. Fields unknown to the schema merge as maps and
+ * replace as lists. Throws {@link PatchError} for a malformed patch.
  */
-export function strategicMergePatch(original: any, patch: any, messageName: string): any {
+export function strategicMergePatch(original: any, patch: any, messageName: string, opts: { shareUnchanged?: boolean } = {}): any {
   if (!isMap(patch)) throw new PatchError(`json: cannot unmarshal ${jsonWord(patch)} into Go value of type map[string]interface {}`, 400);
   if (!typeModel().has(messageName)) throw new Error(`unknown message ${messageName}`);
-  const base = isMap(original) ? cloneJson(original) : {};
+  // NOTE: every map the merge changes is copied first, so `original` is never written; a deep copy
+  // up front is only needed when the caller will mutate the result below what the patch touched.
+  const base = !isMap(original) ? {} : opts.shareUnchanged ? { ...original } : cloneJson(original);
   return mergeMap(base, cloneJson(patch), { kind: 'message', name: messageName });
 }
 
