@@ -1,6 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import { FIELD_PATH_SEP, fieldLeaves, fieldsV1Of, fieldsV1Paths, leafChanges, updateManagedFields, type ManagedFieldsEntry } from './managedfields.ts';
+import { K8S_API_DIR, typeModel } from './typemodel.ts';
 
 const POD = 'k8s.io.api.core.v1.Pod';
 
@@ -103,5 +105,152 @@ describe('fieldsV1Of', () => {
       assert.deepEqual([...fieldsV1Paths(fieldsV1Of(order))].sort(), [...leaves].sort());
     }
     assert.deepEqual(fieldsV1Of([j('f:a', 'f:b'), j('f:a'), j('f:a', 'f:c')]), { 'f:a': { 'f:b': {}, 'f:c': {} } });
+  });
+});
+
+/** Kubernetes' round-trip fixtures (one object of every kind, every field set), with their message names. */
+function fixtures(): { base: string; obj: Record<string, any>; messageName: string | undefined }[] {
+  const dir = new URL('testdata-v1.27/', K8S_API_DIR);
+  return readdirSync(dir).filter((f) => f.endsWith('.json')).sort().map((f) => {
+    const base = f.slice(0, -'.json'.length);
+    const [kind, version, ...rest] = base.split('.').reverse();
+    const group = rest.reverse().join('.');
+    const candidates = [`k8s.io.api.${group.split('.')[0]}.${version}.${kind}`, `k8s.io.apimachinery.pkg.apis.meta.v1.${kind}`];
+    const messageName = candidates.find((n) => typeModel().has(n));
+    return { base, obj: JSON.parse(readFileSync(new URL(f, dir), 'utf8')), messageName };
+  });
+}
+
+/** The fieldsV1 a create by `m` records. */
+function created(obj: Record<string, any>, messageName: string | undefined, subresource?: string): Record<string, unknown> {
+  const out = updateManagedFields({ old: undefined, obj, manager: 'm', apiVersion: 'v1', time: 't', messageName, subresource });
+  assert.equal(out.length, 1);
+  return out[0].fieldsV1;
+}
+
+describe('the field set of a create', () => {
+  const small = () => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p', namespace: 'ns', uid: 'u', resourceVersion: '1', creationTimestamp: '2026-01-01T00:00:00Z', labels: { app: 'web' } },
+    spec: {
+      containers: [{ name: 'app', image: 'nginx', ports: [{ containerPort: 80, protocol: 'TCP' }], env: [{ name: 'A', value: '1' }] }],
+      volumes: [{ name: 'tmp', emptyDir: {} }],
+      nodeSelector: { disk: 'ssd' },
+      restartPolicy: 'Always',
+    },
+    status: { phase: 'Pending', conditions: [{ type: 'Ready', status: 'False' }] },
+  });
+
+  it('has the FieldsV1 shape Kubernetes documents for a small Pod', () => {
+    // Maps carry `.` and `f:` per key; keyed list items are `k:` + the JSON of their merge keys,
+    // with `.`; an empty struct and an atomic map are leaves; server-set metadata and status
+    // (for the main resource) are no fields.
+    const item = (...fields: string[]) => Object.fromEntries(['.', ...fields].map((f) => [f, {}]));
+    assert.deepEqual(created(small(), POD), {
+      'f:metadata': { 'f:labels': { '.': {}, 'f:app': {} } },
+      'f:spec': {
+        'f:containers': {
+          'k:{"name":"app"}': {
+            ...item('f:name', 'f:image'),
+            'f:ports': { 'k:{"containerPort":80,"protocol":"TCP"}': item('f:containerPort', 'f:protocol') },
+            'f:env': { 'k:{"name":"A"}': item('f:name', 'f:value') },
+          },
+        },
+        'f:volumes': { 'k:{"name":"tmp"}': item('f:name', 'f:emptyDir') },
+        'f:nodeSelector': {},
+        'f:restartPolicy': {},
+      },
+    });
+    assert.deepEqual(created(small(), POD, 'status'), { 'f:status': { 'f:phase': {}, 'f:conditions': { 'k:{"type":"Ready"}': item('f:type', 'f:status') } } });
+  });
+
+  it('leaves out members that hold no field, and empty lists', () => {
+    const obj = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', labels: undefined, finalizers: [] }, spec: { containers: [], nodeName: undefined, hostname: 'h' } };
+    assert.deepEqual(created(obj, POD), { 'f:spec': { 'f:hostname': {} } });
+    assert.deepEqual(created({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' } }, POD), {});
+  });
+
+  it('merges list items with the same key into one, as their leaf paths do', () => {
+    const obj = { apiVersion: 'v1', kind: 'Pod', spec: { containers: [{ name: 'a', resources: {} }, 'x', { name: 'a', image: 'i', resources: { limits: { cpu: '1' } } }, {}] } };
+    const tree = created(obj, POD);
+    assert.equal(JSON.stringify(tree), JSON.stringify(fieldsV1Of(fieldLeaves(obj, POD, 'main').keys())));
+    assert.deepEqual(tree, {
+      'f:spec': {
+        'f:containers': {
+          'k:{"name":"a"}': { '.': {}, 'f:name': {}, 'f:resources': { 'f:limits': { '.': {}, 'f:cpu': {} } }, 'f:image': {} },
+          'k:{}': { '.': {} },
+        },
+      },
+    });
+  });
+
+  it('is fieldsV1Of its leaf paths, key order included, for every Kubernetes fixture', () => {
+    const all = fixtures();
+    assert.ok(all.length > 100 && all.filter((f) => f.messageName).length > 100);
+    for (const { base, obj, messageName } of all) {
+      for (const name of [messageName, undefined]) {
+        for (const [scope, subresource] of [['main', undefined], ['status', 'status']] as const) {
+          const want = fieldsV1Of(fieldLeaves(obj, name, scope).keys());
+          const got = created(obj, name, subresource);
+          assert.deepEqual(got, want, `${base} (${name}, ${scope})`);
+          assert.equal(JSON.stringify(got), JSON.stringify(want), `${base} (${name}, ${scope}): key order`);
+        }
+      }
+    }
+  });
+});
+
+/** A deterministic edit of roughly a third of an object's leaves (JSON values only). */
+function edit(value: unknown, n = { i: 0 }): unknown {
+  if (Array.isArray(value)) {
+    const items = value.map((v) => edit(v, n));
+    return n.i++ % 4 === 0 ? items.reverse() : items;
+  }
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      const i = n.i++;
+      if (k === 'managedFields' || i % 7 === 3) continue;
+      out[k] = i % 11 === 5 ? {} : edit(v, n);
+    }
+    if (n.i++ % 5 === 0) out.addedByEdit = 'x';
+    return out;
+  }
+  const i = n.i++;
+  if (i % 3 !== 0) return value;
+  if (typeof value === 'string') return `${value}-edited`;
+  if (typeof value === 'number') return value + 1;
+  return typeof value === 'boolean' ? !value : value;
+}
+
+describe('leafChanges on every Kubernetes fixture', () => {
+  it('equals diffing the full leaf maps, with changed leaves in the order of the new object', () => {
+    for (const { base, obj, messageName } of fixtures()) {
+      const next = edit(obj) as Record<string, unknown>;
+      for (const scope of ['main', 'status'] as const) {
+        const before = fieldLeaves(obj, messageName, scope);
+        const after = fieldLeaves(next, messageName, scope);
+        const got = leafChanges(obj, next, messageName, scope);
+        assert.deepEqual([...got.changed], [...after].filter(([k, v]) => before.get(k) !== v).map(([k]) => k), `${base} (${scope})`);
+        assert.deepEqual([...got.removed].sort(), [...before.keys()].filter((k) => !after.has(k)).sort(), `${base} (${scope})`);
+      }
+    }
+  });
+
+  it('sees a keyed list item whose struct became empty, though deepEqual calls the items equal', () => {
+    const mk = (resources: unknown, image: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'a', resources }, { name: 'b', image }] } });
+    const item = (name: string, field: string) => ['f:spec', 'f:containers', `k:{"name":"${name}"}`, field].join(FIELD_PATH_SEP);
+    const got = leafChanges(mk({ limits: undefined }, 'x:1'), mk({}, 'x:2'), POD, 'main');
+    assert.deepEqual([...got.changed], [item('a', 'f:resources'), item('b', 'f:image')]);
+    assert.deepEqual([...got.removed], []);
+  });
+
+  it('compares atomic lists as their JSON does (NaN is null there)', () => {
+    const mk = (args: unknown[]) => ({ apiVersion: 'v1', kind: 'Pod', spec: { containers: [{ name: 'a', args }] } });
+    const argsPath = ['f:spec', 'f:containers', 'k:{"name":"a"}', 'f:args'].join(FIELD_PATH_SEP);
+    assert.deepEqual([...leafChanges(mk([NaN]), mk([null]), POD, 'main').changed], []);
+    assert.deepEqual([...leafChanges(mk(['1']), mk([1]), POD, 'main').changed], [argsPath]);
+    assert.deepEqual([...leafChanges(mk([{ a: 1, b: 2 }]), mk([{ b: 2, a: 1 }]), POD, 'main').changed], []);
   });
 });
