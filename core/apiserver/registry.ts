@@ -176,9 +176,14 @@ export class Registry {
    */
   freezeShared = false;
 
+  private readonly strategyOf = new WeakMap<ResourceInfo, Strategy>();
+
   /** The strategy of a resource (an empty one if it has none). */
   strategy(r: ResourceInfo): Strategy {
-    return this.strategies.get(`${r.group}/${r.resource}`) ?? {};
+    // NOTE: looked up several times per request: cached per ResourceInfo object, not by a built key.
+    let s = this.strategyOf.get(r);
+    if (s === undefined) this.strategyOf.set(r, (s = this.strategies.get(`${r.group}/${r.resource}`) ?? {}));
+    return s;
   }
 
   /** The storage key prefix of a resource (all namespaces, or one). Resources sharing storage share prefixes. */

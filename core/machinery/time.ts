@@ -19,8 +19,23 @@ export function formatTime(ms: number): string {
   return lastText;
 }
 
-/** metav1.MicroTime: RFC 3339 in UTC with six fractional digits, e.g. `2006-01-02T15:04:05.120000Z` (sub-millisecond digits are 0). */
+let lastMicroSecond = NaN;
+let lastMicroPrefix = '';
+const MILLIS = Array.from({ length: 1000 }, (_, i) => `.${String(i).padStart(3, '0')}000Z`);
+
+/**
+ * metav1.MicroTime: RFC 3339 in UTC with six fractional digits, e.g. `2006-01-02T15:04:05.120000Z`
+ * (sub-millisecond digits are 0). The date and time of the last second formatted are remembered.
+ */
 export function formatMicroTime(ms: number): string {
-  const iso = new Date(Math.floor(ms)).toISOString();
-  return `${iso.slice(0, 23)}000Z`;
+  const whole = Math.floor(ms);
+  const second = Math.floor(whole / 1000);
+  // NOTE: years outside 0000–9999 print differently (±YYYYYY), so they take toISOString every time.
+  if (second !== lastMicroSecond) {
+    const iso = new Date(whole).toISOString();
+    if (iso.length !== 24) return `${iso.slice(0, -5)}${MILLIS[whole - second * 1000]}`;
+    lastMicroPrefix = iso.slice(0, 19);
+    lastMicroSecond = second;
+  }
+  return `${lastMicroPrefix}${MILLIS[whole - second * 1000]}`;
 }
