@@ -193,6 +193,18 @@ function itemSegmentOf(item: Record<string, unknown>, keys: readonly string[]): 
 }
 
 /**
+ * Whether member `k` (value `v`) of an object is not a field: apiVersion and kind, and the members
+ * outside `scope`, at the top; server-set metadata; undefined values.
+ */
+function notAField(k: string, v: unknown, top: boolean, scope: 'main' | 'status' | 'all', inMeta: boolean): boolean {
+  if (top) {
+    if (k === 'apiVersion' || k === 'kind') return true;
+    if (scope === 'main' ? k === 'status' : scope === 'status' && k !== 'status') return true;
+  }
+  return v === undefined || (inMeta && SYSTEM_META.has(k));
+}
+
+/**
  * Records in `out` the leaves of `value` (of message `msg`) at `path` ('' for a whole object,
  * whose members `scope` selects), each mapped to its value as a string (see {@link fieldLeaves}),
  * or to '' when `values` is false.
@@ -209,13 +221,8 @@ function walk(value: unknown, msg: MessageModel | undefined, path: string, out: 
   const inMeta = path === 'f:metadata';
   // NOTE: for-in gives JSON objects' keys in Object.entries' order (see membersInto).
   for (const k in value) {
-    if (top) {
-      if (k === 'apiVersion' || k === 'kind') continue;
-      if (scope === 'main' ? k === 'status' : scope === 'status' && k !== 'status') continue;
-    }
-    if (inMeta && SYSTEM_META.has(k)) continue;
     const v = value[k];
-    if (v === undefined) continue;
+    if (notAField(k, v, top, scope, inMeta)) continue;
     const plan = plans?.get(k);
     const here = join(path, plan ? plan.seg : `f:${k}`);
     if (plan !== undefined && isPlainObject(v)) {
@@ -269,13 +276,8 @@ function membersInto(obj: Record<string, unknown>, msg: MessageModel | undefined
   // NOTE: for-in, like diffLeaves: the objects are JSON data (no inherited enumerable members),
   // for which it gives Object.entries' keys in the same order, without allocating them.
   for (const k in obj) {
-    if (top) {
-      if (k === 'apiVersion' || k === 'kind') continue;
-      if (scope === 'main' ? k === 'status' : scope === 'status' && k !== 'status') continue;
-    }
-    if (inMeta && SYSTEM_META.has(k)) continue;
     const v = obj[k];
-    if (v === undefined) continue;
+    if (notAField(k, v, top, scope, inMeta)) continue;
     const plan = plans?.get(k);
     if (plan === undefined) {
       if (treeInto(v, undefined, node, `f:${k}`, top && k === 'metadata')) any = true;
