@@ -174,7 +174,6 @@ export class ApiServer {
     return res instanceof Promise ? res.catch((e: unknown) => statusResponse(toStatusError(e))) : res;
   };
 
-
   /** Parsed request infos by method, watch parameter and path (parsing is pure; infos are read-only). */
   private readonly parsedInfos = new Map<string, RequestInfo>();
 
