@@ -6,33 +6,41 @@ import { RESOURCES } from './resources.ts';
 
 const BUCKETS = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
 
+/** The series of one metric by label set, in first-use order (the order prom-client prints them in). */
+class LabelledSeries<S extends { labels: Record<string, string> }> {
+  readonly aggregator = 'sum';
+  protected readonly all = new Map<string, S>();
+
+  constructor(readonly name: string, readonly help: string, private readonly make: (labels: Record<string, string>) => S) {}
+
+  /** The series of a label set, created empty on first use. */
+  series(labels: Record<string, string>): S {
+    const key = JSON.stringify(labels);
+    let s = this.all.get(key);
+    if (!s) this.all.set(key, (s = this.make(labels)));
+    return s;
+  }
+
+  reset(): void {
+    this.all.clear();
+  }
+}
+
 /**
  * A counter whose series are plain objects callers keep and bump directly: prom-client's own
  * counters hash their labels on every increment, which costs more than the rest of a simulated
- * request's bookkeeping. The registry formats it like any prom-client counter.
+ * request's bookkeeping. prom-client's Registry formats it like any counter of its own.
  */
-class SeriesCounter {
+class SeriesCounter extends LabelledSeries<{ labels: Record<string, string>; value: number }> {
   readonly type = 'counter';
-  readonly aggregator = 'sum';
-  private readonly all = new Map<string, { labels: Record<string, string>; value: number }>();
 
-  constructor(readonly name: string, readonly help: string) {}
-
-  /** The series of a label set (created at 0, in first-use order). */
-  series(labels: Record<string, string>): { labels: Record<string, string>; value: number } {
-    const key = JSON.stringify(labels);
-    let s = this.all.get(key);
-    if (!s) this.all.set(key, (s = { labels, value: 0 }));
-    return s;
+  constructor(name: string, help: string) {
+    super(name, help, (labels) => ({ labels, value: 0 }));
   }
 
   /** prom-client's metric interface, for Registry.metrics(). */
   async get() {
     return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values: [...this.all.values()].map((s) => ({ labels: s.labels, value: s.value })) };
-  }
-
-  reset(): void {
-    this.all.clear();
   }
 }
 
@@ -45,18 +53,11 @@ interface HistogramSeries {
 }
 
 /** A histogram with directly updated series, formatted as prom-client formats its histograms (see {@link SeriesCounter}). */
-class SeriesHistogram {
+class SeriesHistogram extends LabelledSeries<HistogramSeries> {
   readonly type = 'histogram';
-  readonly aggregator = 'sum';
-  private readonly all = new Map<string, HistogramSeries>();
 
-  constructor(readonly name: string, readonly help: string, private readonly bounds: readonly number[]) {}
-
-  series(labels: Record<string, string>): HistogramSeries {
-    const key = JSON.stringify(labels);
-    let s = this.all.get(key);
-    if (!s) this.all.set(key, (s = { labels, counts: new Array<number>(this.bounds.length + 1).fill(0), sum: 0, count: 0 }));
-    return s;
+  constructor(name: string, help: string, private readonly bounds: readonly number[]) {
+    super(name, help, (labels) => ({ labels, counts: new Array<number>(bounds.length + 1).fill(0), sum: 0, count: 0 }));
   }
 
   observe(s: HistogramSeries, value: number): void {
@@ -67,6 +68,7 @@ class SeriesHistogram {
     s.count++;
   }
 
+  /** prom-client's metric interface: cumulative buckets, then +Inf, sum and count per series. */
   async get() {
     const values: { labels: Record<string, string | number>; sharedLabels: Record<string, string>; value: number; metricName: string }[] = [];
     for (const s of this.all.values()) {
@@ -80,10 +82,6 @@ class SeriesHistogram {
       values.push({ labels: {}, sharedLabels: s.labels, value: s.count, metricName: `${this.name}_count` });
     }
     return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
-  }
-
-  reset(): void {
-    this.all.clear();
   }
 }
 
