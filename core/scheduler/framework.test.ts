@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { SeededRng } from '../machinery/rng.ts';
 import { fitErrorMessage, numFeasibleNodesToFind, Profile } from './framework.ts';
-import { newPodInfo, NodeInfo } from './nodeinfo.ts';
+import { newPodInfo, NodeInfo, SchedulerCache } from './nodeinfo.ts';
 import { defaultPluginRegistry, type Plugin, type PluginContext } from './plugins.ts';
 
 test('numFeasibleNodesToFind follows Kubernetes: all below 100, adaptive 50 - n/125 %, min 5 %, at least 100', () => {
@@ -154,4 +154,72 @@ describe('PreFilter Skip', () => {
     assert.equal(calls.get('NodeAffinity'), 2);
     assert.equal(calls.get('NodePorts'), 1, 'the node the selector rejected never reaches NodePorts');
   });
+});
+
+describe('PreScore Skip', () => {
+  /** The default plugins, each score call counted by plugin name. */
+  function counted(): { registry: Map<string, Plugin>; calls: Map<string, number> } {
+    const calls = new Map<string, number>();
+    const registry = new Map<string, Plugin>();
+    for (const [name, p] of defaultPluginRegistry()) {
+      registry.set(name, p.score ? { ...p, score: (s, pod, n) => (calls.set(name, (calls.get(name) ?? 0) + 1), p.score!(s, pod, n)) } : p);
+    }
+    return { registry, calls };
+  }
+  const zoned = (name: string) =>
+    new NodeInfo(name, { metadata: { name, labels: { 'kubernetes.io/hostname': name, 'topology.kubernetes.io/zone': name, disk: name === 'b' ? 'ssd' : 'hdd' } }, status: { allocatable: { cpu: '4', memory: '8Gi', pods: '110' } } });
+  const ctx = (nodes: NodeInfo[]): PluginContext => ({ allNodes: nodes, namespaceLabels: () => ({}) });
+  const plain = { metadata: { name: 'p', namespace: 'default', uid: 'u1', labels: { app: 'x' } }, spec: { containers: [{ name: 'c', resources: { requests: { cpu: '1' } } }] } };
+
+  test('a pod without preferred node affinity, soft spread constraints or preferred pod affinity scores only with the rest; those record 0', () => {
+    const nodes = [zoned('a'), zoned('b'), zoned('c')];
+    const { registry, calls } = counted();
+    const out = new Profile({ schedulerName: 'default-scheduler' }, new SeededRng(1), registry).schedule(plain, ctx(nodes));
+    for (const skipped of ['NodeAffinity', 'PodTopologySpread', 'InterPodAffinity']) {
+      assert.equal(calls.get(skipped) ?? 0, 0, skipped);
+      assert.equal(out.scores![skipped], 0, skipped);
+    }
+    assert.equal(calls.get('NodeResourcesFit'), 3);
+    assert.equal(calls.get('TaintToleration'), 3);
+  });
+
+  test('a pod with them scores with them, and the preference decides', () => {
+    const nodes = [zoned('a'), zoned('b'), zoned('c')];
+    const { registry, calls } = counted();
+    const pod = {
+      ...plain,
+      spec: {
+        ...plain.spec,
+        affinity: { nodeAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 10, preference: { matchExpressions: [{ key: 'disk', operator: 'In', values: ['ssd'] }] } }] } },
+        topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: { app: 'x' } } }],
+      },
+    };
+    const out = new Profile({ schedulerName: 'default-scheduler' }, new SeededRng(1), registry).schedule(pod, ctx(nodes));
+    assert.equal(out.node, 'b');
+    assert.equal(calls.get('NodeAffinity'), 3);
+    assert.equal(calls.get('PodTopologySpread'), 3);
+    assert.equal(out.scores!.NodeAffinity, 200, 'the normalized 100 × weight 2');
+  });
+});
+
+test('the cache counts pods with required anti-affinity across adds, updates, moves and removals', () => {
+  const cache = new SchedulerCache();
+  for (const n of ['a', 'b']) cache.addOrUpdateNode({ metadata: { name: n }, status: { allocatable: { cpu: '4', pods: '110' } } });
+  const anti = { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { app: 'x' } } }] } };
+  const pod = (name: string, nodeName: string, affinity?: object) => ({ metadata: { name, namespace: 'd' }, spec: { nodeName, affinity, containers: [{ name: 'c' }] } });
+  cache.addOrUpdatePod(pod('p1', 'a', anti));
+  cache.addOrUpdatePod(pod('p2', 'a'));
+  assert.equal(cache.podsWithRequiredAntiAffinity, 1);
+  cache.addOrUpdatePod(pod('p1', 'a', anti)); // an update replaces, it does not add
+  assert.equal(cache.podsWithRequiredAntiAffinity, 1);
+  cache.addOrUpdatePod(pod('p1', 'b', anti)); // moved
+  assert.equal(cache.podsWithRequiredAntiAffinity, 1);
+  cache.assumePod(pod('p3', '', anti), 'b');
+  assert.equal(cache.podsWithRequiredAntiAffinity, 2);
+  cache.forgetPod(pod('p3', '', anti));
+  cache.addOrUpdatePod(pod('p1', 'b')); // the term was dropped
+  assert.equal(cache.podsWithRequiredAntiAffinity, 0);
+  cache.addOrUpdatePod(pod('p2', 'a', anti));
+  cache.removePod(pod('p2', 'a'));
+  assert.equal(cache.podsWithRequiredAntiAffinity, 0);
 });

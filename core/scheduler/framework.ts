@@ -135,8 +135,9 @@ export class Profile {
   }
 
   /** Runs the filters in order on one node; the first rejection, or undefined when the node fits. */
-  runFilters(state: CycleState, pod: any, node: NodeInfo): NodeFailure | undefined {
-    for (const f of this.activeFilters(state)) {
+  runFilters(state: CycleState, pod: any, node: NodeInfo, active = this.activeFilters(state)): NodeFailure | undefined {
+    for (let i = 0; i < active.length; i++) {
+      const f = active[i];
       const reasons = f.filter?.(state, pod, node);
       if (reasons) return { plugin: f.name, reasons };
     }
@@ -152,7 +153,7 @@ export class Profile {
    * PreFilter results such as topology spread counts and inter-pod (anti-)affinity see them too;
    * `state` itself is not changed. Without nominated pods there is no extra work.
    */
-  filterWithNominatedPods(state: CycleState, pod: any, node: NodeInfo, ctx: PluginContext): NodeFailure | undefined {
+  filterWithNominatedPods(state: CycleState, pod: any, node: NodeInfo, ctx: PluginContext, active?: Plugin[]): NodeFailure | undefined {
     const nominated = ctx.nominatedPodsOn?.(node.name);
     if (nominated && nominated.length > 0) {
       const prio = podPriority(pod);
@@ -176,7 +177,7 @@ export class Profile {
         if (failed) return failed;
       }
     }
-    return this.runFilters(state, pod, node);
+    return this.runFilters(state, pod, node, active);
   }
 
   /** Every plugin the profile uses, deduplicated. */
@@ -208,9 +209,10 @@ export class Profile {
     const rejecting = new Set<string>();
     const nodeFailures = new Map<string, NodeFailure>();
     let evaluated = 0;
+    const active = this.activeFilters(state);
     for (; evaluated < total && feasible.length < want; evaluated++) {
       const node = nodes[(this.nextStartNodeIndex + evaluated) % total];
-      const failed = this.filterWithNominatedPods(state, pod, node, ctx);
+      const failed = this.filterWithNominatedPods(state, pod, node, ctx, active);
       if (failed) {
         rejecting.add(failed.plugin);
         nodeFailures.set(node.name, failed);
@@ -222,9 +224,13 @@ export class Profile {
     if (feasible.length === 0) return { ...base, message: fitErrorMessage(total, reasons), nodeFailures };
     if (feasible.length === 1) return { ...base, node: feasible[0].name, scores: {}, totalScore: 0 };
     const totals = new Array<number>(feasible.length).fill(0);
-    const perPlugin: number[][] = [];
+    // A plugin whose PreScore says Skip scores 0 everywhere: no array, nothing added.
+    const perPlugin: (number[] | undefined)[] = [];
     for (const { plugin, weight } of this.scorers) {
-      plugin.preScore?.(state, pod, feasible, ctx);
+      if (plugin.preScore?.(state, pod, feasible, ctx) === 'Skip' || (!plugin.score && !plugin.normalizeScore)) {
+        perPlugin.push(undefined);
+        continue;
+      }
       const scores = feasible.map((n) => plugin.score?.(state, pod, n) ?? 0);
       plugin.normalizeScore?.(state, pod, scores, feasible);
       for (let i = 0; i < scores.length; i++) {
@@ -245,7 +251,7 @@ export class Profile {
       }
     }
     const scores: Record<string, number> = {};
-    this.scorers.forEach(({ plugin }, j) => (scores[plugin.name] = perPlugin[j][best]));
+    this.scorers.forEach(({ plugin }, j) => (scores[plugin.name] = perPlugin[j]?.[best] ?? 0));
     return { ...base, node: feasible[best].name, scores, totalScore: totals[best] };
   }
 }

@@ -281,6 +281,16 @@ export class SchedulerCache {
   private readonly podNode = new Map<string, string>();
   private readonly assumed = new Set<string>();
   private nodeList: NodeInfo[] | undefined;
+  private requiredAntiAffinityPods = 0;
+
+  /**
+   * Pods with required pod anti-affinity on all nodes, bound or assumed (Kubernetes'
+   * HavePodsWithRequiredAntiAffinityList, as a count): while it is 0, a pod without affinity
+   * terms of its own need not look at any node's pods.
+   */
+  get podsWithRequiredAntiAffinity(): number {
+    return this.requiredAntiAffinityPods;
+  }
 
   /** Adds or updates a node. */
   addOrUpdateNode(node: any): NodeInfo {
@@ -373,7 +383,9 @@ export class SchedulerCache {
       ni = new NodeInfo(nodeName);
       this.nodes.set(nodeName, ni);
     }
+    if (ni.pods.get(pi.key)?.hasRequiredAntiAffinity) this.requiredAntiAffinityPods--;
     ni.addPod(pi);
+    if (pi.hasRequiredAntiAffinity) this.requiredAntiAffinityPods++;
     this.podNode.set(pi.key, nodeName);
   }
 
@@ -381,6 +393,7 @@ export class SchedulerCache {
     const ni = this.nodes.get(nodeName);
     this.podNode.delete(key);
     if (!ni) return;
+    if (ni.pods.get(key)?.hasRequiredAntiAffinity) this.requiredAntiAffinityPods--;
     ni.removePod(key);
     if (!ni.node && ni.pods.size === 0) this.nodes.delete(nodeName);
   }

@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { SeededRng } from '../machinery/rng.ts';
 import { newPodInfo, NodeInfo, podRequests } from './nodeinfo.ts';
-import { cloneCycleState, interPodAffinity, nodeAffinity, nodeResourcesFit, nodeUnschedulable, podTopologySpread, taintToleration, toleratesTaint, type CycleState } from './plugins.ts';
+import { cloneCycleState, interPodAffinity, nodeAffinity, nodeResourcesBalancedAllocation, nodeResourcesFit, nodeUnschedulable, podTopologySpread, taintToleration, toleratesTaint, type CycleState } from './plugins.ts';
 
 const mkNode = (name: string, labels: Record<string, string> = {}, spec: any = {}, alloc: any = { cpu: '4', memory: '8Gi', pods: '110' }) =>
   new NodeInfo(name, { metadata: { name, labels }, spec, status: { allocatable: alloc } });
@@ -140,4 +141,26 @@ test('PreFilterExtensions: addPod then removePod on a cloned state restores the 
   }
   assert.equal(snapshot(copy), before, 'zero counts leave the affinity maps, spread domains stay');
   assert.equal(snapshot(st), before);
+});
+
+test('the cpu-and-memory score paths agree with the general per-resource ones (same resources, other order)', () => {
+  const fast = [nodeResourcesFit([{ name: 'cpu', weight: 1 }, { name: 'memory', weight: 3 }]), nodeResourcesBalancedAllocation()];
+  const general = [nodeResourcesFit([{ name: 'memory', weight: 3 }, { name: 'cpu', weight: 1 }]), nodeResourcesBalancedAllocation([{ name: 'memory', weight: 1 }, { name: 'cpu', weight: 1 }])];
+  const rng = new SeededRng(7);
+  const next = (n: number) => rng.int(n);
+  const seen = [new Set<number>(), new Set<number>()];
+  for (let i = 0; i < 300; i++) {
+    // Zero, small and overcommitted allocatable, so every branch is taken.
+    const alloc = { cpu: `${next(4) === 0 ? 0 : next(8000)}m`, memory: `${next(4) === 0 ? 0 : next(16)}Gi`, pods: '110' };
+    const node = mkNode(`n${i}`, {}, {}, alloc);
+    for (let j = next(4); j > 0; j--) node.addPod(newPodInfo(mkPod(`e${j}`, { nodeName: node.name, containers: [{ name: 'c', resources: { requests: { cpu: `${next(3000)}m`, memory: `${next(4000)}Mi` } } }] })));
+    const pod = mkPod('p', { containers: [{ name: 'c', resources: next(3) === 0 ? {} : { requests: { cpu: `${next(2000)}m`, memory: `${next(3000)}Mi` } } }] });
+    for (let k = 0; k < 2; k++) {
+      const a = fast[k].score!(stateFor(pod), pod, node);
+      const b = general[k].score!(stateFor(pod), pod, node);
+      assert.equal(a, b, `${fast[k].name} on ${JSON.stringify(alloc)}`);
+      seen[k].add(a);
+    }
+  }
+  assert.ok(seen.every((v) => v.size > 20), `the inputs vary the scores (${seen.map((v) => v.size)} distinct)`);
 });

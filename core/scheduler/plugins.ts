@@ -39,6 +39,11 @@ export interface PluginContext {
   namespaceLabels(ns: string): Record<string, string> | undefined;
   /** Pods nominated (by preemption) to run on a node, not yet bound; none when absent. */
   nominatedPodsOn?(nodeName: string): PodInfo[];
+  /**
+   * How many pods on `allNodes` have required pod anti-affinity; when absent, plugins look at
+   * every node. When 0, InterPodAffinity's PreFilter skips the nodes for a pod without terms.
+   */
+  podsWithRequiredAntiAffinity?: number;
 }
 
 /**
@@ -67,7 +72,11 @@ export interface Plugin {
    */
   removePod?(state: CycleState, pod: any, podInfoToRemove: PodInfo, node: NodeInfo): void;
   filter?(state: CycleState, pod: any, node: NodeInfo): string[] | undefined;
-  preScore?(state: CycleState, pod: any, nodes: NodeInfo[], ctx: PluginContext): void;
+  /**
+   * Computes what `score` needs into `state`. Returning `'Skip'` (Kubernetes' PreScore Skip) says
+   * every node's normalized score would be 0, so the cycle runs neither `score` nor `normalizeScore`.
+   */
+  preScore?(state: CycleState, pod: any, nodes: NodeInfo[], ctx: PluginContext): 'Skip' | void;
   score?(state: CycleState, pod: any, node: NodeInfo): number;
   normalizeScore?(state: CycleState, pod: any, scores: number[], nodes: NodeInfo[]): void;
 }
@@ -88,6 +97,8 @@ export function defaultNormalizeScore(maxPriority: number, reverse: boolean, sco
 }
 
 // ---- taints and tolerations -------------------------------------------------------------------------------
+
+const PREFER_NO_SCHEDULE_TOLERATIONS = 'TaintToleration/preferNoSchedule';
 
 /** Whether a toleration tolerates a taint (Kubernetes' Toleration.ToleratesTaint). */
 export function toleratesTaint(tol: any, taint: any): boolean {
@@ -119,6 +130,9 @@ export const nodeUnschedulable: Plugin = {
 export const nodeName: Plugin = {
   name: 'NodeName',
   events: ['NodeAdd'],
+  preFilter(_s, pod) {
+    if (!pod.spec?.nodeName) return 'Skip';
+  },
   filter(_s, pod, node) {
     const want = pod.spec?.nodeName;
     return !want || want === node.name ? undefined : ["node(s) didn't match the requested node name"];
@@ -140,10 +154,15 @@ export const taintToleration: Plugin = {
     }
     return undefined;
   },
-  score(_s, pod, node) {
-    const tolerations = (pod.spec?.tolerations ?? []).filter((t: any) => !t.effect || t.effect === 'PreferNoSchedule');
+  preScore(state, pod) {
+    state.set(PREFER_NO_SCHEDULE_TOLERATIONS, (pod.spec?.tolerations ?? []).filter((t: any) => !t.effect || t.effect === 'PreferNoSchedule'));
+  },
+  score(state, pod, node) {
+    const taints = node.node?.spec?.taints;
+    if (!taints || taints.length === 0) return 0;
+    const tolerations = (state.get(PREFER_NO_SCHEDULE_TOLERATIONS) as any[] | undefined) ?? (pod.spec?.tolerations ?? []).filter((t: any) => !t.effect || t.effect === 'PreferNoSchedule');
     let n = 0;
-    for (const taint of node.node?.spec?.taints ?? []) if (taint.effect === 'PreferNoSchedule' && !tolerated(tolerations, taint)) n++;
+    for (const taint of taints) if (taint.effect === 'PreferNoSchedule' && !tolerated(tolerations, taint)) n++;
     return n;
   },
   normalizeScore(_s, _pod, scores) {
@@ -206,6 +225,10 @@ export const nodeAffinity: Plugin = {
   },
   filter(_s, pod, node) {
     return podMatchesNodeSelectorAndAffinity(pod, node.node) ? undefined : ["node(s) didn't match Pod's node affinity/selector"];
+  },
+  preScore(_s, pod) {
+    // Without preferred terms every raw score is 0, and so is every normalized one.
+    if (!(pod.spec?.affinity?.nodeAffinity?.preferredDuringSchedulingIgnoredDuringExecution?.length > 0)) return 'Skip';
   },
   score(_s, pod, node) {
     let sum = 0;
@@ -281,6 +304,16 @@ function amount(r: Resource, name: string): number {
   return r.scalar[name] ?? 0;
 }
 
+/** Whether the scoring resources are cpu then memory (any weights): the scores' fast path. */
+function isCpuAndMemory(resources: ResourceSpec[]): boolean {
+  return resources.length === 2 && resources[0].name === 'cpu' && resources[1].name === 'memory';
+}
+
+/** LeastAllocated's score of one resource: the free share after the pod, 0 when it does not fit. */
+function leastAllocated(alloc: number, requested: number): number {
+  return alloc === 0 || requested > alloc ? 0 : Math.trunc(((alloc - requested) * MAX_NODE_SCORE) / alloc);
+}
+
 interface FitState {
   requests: Resource;
   nonZero: Resource;
@@ -303,6 +336,9 @@ function fitState(state: CycleState, pod: any): FitState {
  * per resource (allocatable − requested)·100 / allocatable with non-zero requests, weighted mean.
  */
 export function nodeResourcesFit(resources: ResourceSpec[] = DEFAULT_SCORING_RESOURCES): Plugin {
+  const cpuAndMemory = isCpuAndMemory(resources);
+  const cpuWeight = resources[0]?.weight ?? 0;
+  const memoryWeight = resources[1]?.weight ?? 0;
   return {
     name: 'NodeResourcesFit',
     events: ['NodeAdd', 'NodeUpdate', 'AssignedPodDelete'],
@@ -312,6 +348,12 @@ export function nodeResourcesFit(resources: ResourceSpec[] = DEFAULT_SCORING_RES
     },
     score(state, pod, node) {
       const req = fitState(state, pod).nonZero;
+      if (cpuAndMemory && cpuWeight + memoryWeight > 0) {
+        // The default resources, without the per-resource lookups (the same arithmetic as below).
+        const a = node.allocatable;
+        const used = node.nonZeroRequested;
+        return Math.trunc((leastAllocated(a.milliCPU, used.milliCPU + req.milliCPU) * cpuWeight + leastAllocated(a.memory, used.memory + req.memory) * memoryWeight) / (cpuWeight + memoryWeight));
+      }
       let score = 0;
       let weights = 0;
       for (const { name, weight } of resources) {
@@ -331,11 +373,22 @@ export function nodeResourcesFit(resources: ResourceSpec[] = DEFAULT_SCORING_RES
  * pod / allocatable, capped at 1) are close to each other: (1 − standard deviation)·100.
  */
 export function nodeResourcesBalancedAllocation(resources: ResourceSpec[] = DEFAULT_SCORING_RESOURCES): Plugin {
+  const cpuAndMemory = isCpuAndMemory(resources);
   return {
     name: 'NodeResourcesBalancedAllocation',
     events: ['NodeAdd', 'NodeUpdate', 'AssignedPodDelete'],
     score(state, pod, node) {
       const req = fitState(state, pod).requests;
+      if (cpuAndMemory) {
+        // The default resources, without the fractions array (the same arithmetic as below).
+        const a = node.allocatable;
+        const used = node.requested;
+        // One fraction or none: a standard deviation of 0.
+        if (a.milliCPU === 0 || a.memory === 0) return MAX_NODE_SCORE;
+        const cpu = Math.min(1, (used.milliCPU + req.milliCPU) / a.milliCPU);
+        const memory = Math.min(1, (used.memory + req.memory) / a.memory);
+        return Math.trunc((1 - Math.abs((cpu - memory) / 2)) * MAX_NODE_SCORE);
+      }
       const fractions: number[] = [];
       for (const { name } of resources) {
         const alloc = amount(node.allocatable, name);
@@ -514,7 +567,8 @@ export const podTopologySpread: Plugin = {
   },
   preScore(state, pod, nodes, ctx) {
     const constraints = spreadConstraints(pod, 'ScheduleAnyway');
-    if (constraints.length === 0) return;
+    // NOTE: no state then, so every score would be 0 and normalizeScore would leave them so.
+    if (constraints.length === 0) return 'Skip';
     const ns = pod.metadata?.namespace;
     const ignored = new Set<string>();
     const domains = constraints.map(() => new Set<string>());
@@ -664,7 +718,9 @@ export const interPodAffinity: Plugin = {
     const s = new AffinityState(affinity, antiAffinity, new Map(), new Map(), new Map(), affinity.every((t) => termMatches(t, pod, ctx)), ctx);
     const inc = (m: Map<string, number>, k: string) => m.set(k, (m.get(k) ?? 0) + 1);
     const ownTerms = affinity.length > 0 || antiAffinity.length > 0;
-    for (const node of ctx.allNodes) {
+    // NOTE: with no pod anywhere holding required anti-affinity, a pod without terms has nothing to count.
+    const nodes = !ownTerms && ctx.podsWithRequiredAntiAffinity === 0 ? [] : ctx.allNodes;
+    for (const node of nodes) {
       // NOTE: most nodes have no pod with required anti-affinity and most pods no terms: skip them at the cost of two reads.
       if (!ownTerms && node.podsWithRequiredAntiAffinity === 0) continue;
       const labels = node.labels();
@@ -723,7 +779,8 @@ export const interPodAffinity: Plugin = {
     const weighted = (list: any[] | undefined, sign: number) =>
       (list ?? []).map((w: any) => ({ term: affinityTerms(ns, [w?.podAffinityTerm])[0], weight: sign * (w?.weight ?? 0) }));
     const terms = [...weighted(aff?.podAffinity?.preferredDuringSchedulingIgnoredDuringExecution, 1), ...weighted(aff?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution, -1)];
-    if (terms.length === 0) return;
+    // NOTE: no state then, so every score would be 0 and normalizeScore would leave them so.
+    if (terms.length === 0) return 'Skip';
     const topologyScore = new Map<string, number>();
     for (const node of ctx.allNodes) {
       const labels = node.labels();

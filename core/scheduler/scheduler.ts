@@ -236,6 +236,7 @@ export class Scheduler {
       namespaceLabels: (ns) => this.nsInformer.store.get('', ns)?.metadata?.labels,
       // NOTE: without nominated pods (the usual case) filtering skips the per-node lookup.
       nominatedPodsOn: this.nominator.size > 0 ? (node) => this.nominator.podsOn(node) : undefined,
+      podsWithRequiredAntiAffinity: this.cache.podsWithRequiredAntiAffinity,
     };
   }
 
