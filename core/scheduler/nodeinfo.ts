@@ -22,14 +22,25 @@ export function emptyResource(): Resource {
   return { milliCPU: 0, memory: 0, ephemeralStorage: 0, allowedPodNumber: 0, scalar: {} };
 }
 
+/** Parsed quantity strings (milli units, then whole units): pods repeat a handful of request values. */
+const parsedMilli = new Map<string, number>();
+const parsedWhole = new Map<string, number>();
+const PARSED_LIMIT = 4096;
+
 function quantity(v: unknown, milli: boolean): number {
   if (v === undefined || v === null) return 0;
+  const cache = typeof v === 'string' ? (milli ? parsedMilli : parsedWhole) : undefined;
+  const hit = cache?.get(v as string);
+  if (hit !== undefined) return hit;
+  let n: number;
   try {
     const q = parseQuantity(v as string | number);
-    return milli ? q.milli : Number(q.valueInt());
+    n = milli ? q.milli : Number(q.valueInt());
   } catch {
-    return 0;
+    n = 0;
   }
+  if (cache && cache.size < PARSED_LIMIT) cache.set(v as string, n);
+  return n;
 }
 
 /** A Resource from a ResourceList (`{cpu: '2', memory: '4Gi', pods: '110', …}`). */
