@@ -140,8 +140,9 @@ export function simulatedControlPlane(
   const storage = new WatchCache(inner, { clock, maxHistoryBytes: 128 * 1024 * 1024 });
   // NOTE: the shared decoded objects of a resource's 20,000 most recent writes stay cached: the next
   // status patch of a pod, and the fan-out of its change, then parse nothing. Most of them are
-  // held by the informers anyway.
-  const api = new ApiServer({ storage, clock, rng: streams.stream('apiserver'), sharedDecodeLimit: 20_000 });
+  // held by the informers anyway. Events are written once and seldom read: 1,000 of them, so the
+  // cache alone does not carry them into the old generation.
+  const api = new ApiServer({ storage, clock, rng: streams.stream('apiserver'), sharedDecodeLimit: (r) => (r.resource === 'events' ? 1_000 : 20_000) });
   api.registry.freezeShared = o.freezeShared ?? false;
   bootstrap(api.registry);
   const net = new SimNetwork({

@@ -38,8 +38,11 @@ export interface ApiServerOptions {
   bookmarkIntervalMs?: number;
   /** Readiness checks beyond storage (e.g. shutdown in progress). */
   ready?: () => boolean;
-  /** At most this many decoded objects per resource stay shared between watchers, lists and the next write (default 20,000). */
-  sharedDecodeLimit?: number;
+  /**
+   * At most this many decoded objects per resource stay shared between watchers, lists and the
+   * next write (default 20,000); a function gives each resource its own bound.
+   */
+  sharedDecodeLimit?: number | ((r: ResourceInfo) => number);
 }
 
 type Stage = (req: ApiRequest, next: () => ApiResponse | Promise<ApiResponse>) => ApiResponse | Promise<ApiResponse>;

@@ -37,6 +37,22 @@ describe('Registry.decodeShared', () => {
     // The same KeyValue under another group's resource of the same name is a separate cache entry.
     assert.notEqual(registry.decodeShared(OTHER_GROUP_CM, cm), a);
   });
+
+  it('takes a bound per resource from a function', () => {
+    const storage = new SqliteStorage({ path: ':memory:' });
+    const registry = new Registry(storage, new FakeClock(0), new SeededRng(1), new Map(), (r) => (r.resource === 'secrets' ? 1 : 3));
+    const SECRET = { ...CM, kind: 'Secret', resource: 'secrets' };
+    const make = (res: string, n: string) => storage.create(`/registry/core/${res}/d/${n}`, JSON.stringify({ metadata: { name: n } }));
+    const [c1, c2, c3] = ['a', 'b', 'c'].map((n) => make('configmaps', n));
+    const [s1, s2] = ['a', 'b'].map((n) => make('secrets', n));
+    const firstCm = registry.decodeShared(CM, c1);
+    registry.decodeShared(CM, c2);
+    registry.decodeShared(CM, c3);
+    assert.equal(registry.decodeShared(CM, c1), firstCm, 'three configmaps fit');
+    const firstSecret = registry.decodeShared(SECRET, s1);
+    registry.decodeShared(SECRET, s2);
+    assert.notEqual(registry.decodeShared(SECRET, s1), firstSecret, 'a second secret pushes the first out');
+  });
 });
 
 describe('Registry.patch of the status subresource', () => {

@@ -150,6 +150,8 @@ interface SharedCache {
   head: number;
   /** Another resource's cache with the same resource name (another group). */
   next: SharedCache | undefined;
+  /** At most this many objects are cached. */
+  limit: number;
 }
 
 /**
@@ -164,8 +166,8 @@ export class Registry {
     readonly clock: Clock,
     readonly rng: Rng,
     private readonly strategies: ReadonlyMap<string, Strategy>,
-    /** At most this many decoded objects per resource are kept for {@link decodeShared} (default 20,000). */
-    private readonly sharedDecodeLimit = 20_000,
+    /** At most this many decoded objects per resource are kept for {@link decodeShared} (default 20,000), or a bound per resource. */
+    private readonly sharedDecodeLimit: number | ((r: ResourceInfo) => number) = 20_000,
   ) {
     this.ctx = { clock, rng, registry: this, nowTime: () => formatTime(clock.now()) };
   }
@@ -230,7 +232,8 @@ export class Registry {
     while (cache && cache.group !== r.group) cache = cache.next;
     if (!cache) {
       const first = this.shared.get(r.resource);
-      cache = { group: r.group, objects: new WeakMap(), ring: [], head: 0, next: first };
+      const limit = typeof this.sharedDecodeLimit === 'number' ? this.sharedDecodeLimit : this.sharedDecodeLimit(r);
+      cache = { group: r.group, objects: new WeakMap(), ring: [], head: 0, next: first, limit };
       this.shared.set(r.resource, cache);
     }
     return cache;
@@ -288,7 +291,7 @@ export class Registry {
     cache.objects.set(kv, obj);
     const ring = cache.ring;
     ring.push(kv);
-    if (ring.length - cache.head <= this.sharedDecodeLimit) return;
+    if (ring.length - cache.head <= cache.limit) return;
     const evicted = ring[cache.head];
     ring[cache.head++] = undefined as unknown as KeyValue;
     cache.objects.delete(evicted);
