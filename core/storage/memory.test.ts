@@ -6,6 +6,8 @@ import { WatchCache } from './watchcache.ts';
 
 runStorageConformance('MemoryStorage', () => ({ storage: new MemoryStorage() }));
 runStorageConformance('WatchCache(MemoryStorage), one-event history', () => ({ storage: new WatchCache(new MemoryStorage(), { maxHistoryEvents: 1 }) }));
+runStorageConformance('WatchCache(MemoryStorage), read-through', () => ({ storage: new WatchCache(new MemoryStorage(), { readThrough: true }) }));
+runStorageConformance('WatchCache(MemoryStorage), read-through, one-event history', () => ({ storage: new WatchCache(new MemoryStorage(), { readThrough: true, maxHistoryEvents: 1 }) }));
 
 test('MemoryStorage reads an old revision by undoing only the later changes of the prefix', () => {
   const s = new MemoryStorage();

@@ -35,10 +35,13 @@ describe('WatchCache', () => {
     cache.close();
   });
 
-  it('matches the inner storage after random operation sequences', async () => {
+  for (const [name, makeInner, readThrough] of [
+    ['SqliteStorage', () => new SqliteStorage({ path: ':memory:' }), false],
+    ['MemoryStorage, read-through', () => new MemoryStorage(), true],
+  ] as const) it(`matches the inner storage after random operation sequences (${name})`, async () => {
     const rng = new SeededRng('watchcache-equivalence');
-    const inner = new SqliteStorage({ path: ':memory:' });
-    const cache = new WatchCache(inner, { maxHistoryEvents: 64 });
+    const inner = makeInner();
+    const cache = new WatchCache(inner, { maxHistoryEvents: 64, readThrough });
     const namespaces = ['a', 'ab', 'a-b', 'b', 'a0'];
     const keys = namespaces.flatMap((ns) => Array.from({ length: 12 }, (_, i) => `/registry/pods/${ns}/p${i}`));
     const prefixes = ['', '/registry/', '/registry/pods/', '/registry/pods/a', '/registry/pods/a/', '/registry/pods/ab/', '/registry/pods/b/', '/registry/pods/a/p1', '/none/'];

@@ -32,6 +32,12 @@ export interface WatchCacheOptions {
   maxHistoryBytes?: number;
   /** Slow-watcher bound: pending live events per watcher before it is terminated (default 10,000). */
   maxPendingPerWatcher?: number;
+  /**
+   * Serve reads of the current state from `inner` instead of a copy of it: for an in-memory
+   * `inner` (MemoryStorage) whose current reads cost what the cache's own would, so every key is
+   * indexed once, not twice. The cache then keeps only its history and watchers. Default false.
+   */
+  readThrough?: boolean;
 }
 
 /**
@@ -49,6 +55,8 @@ function resourcePrefix(key: string): string | undefined {
 
 /** The history events of one resource, in revision order, from `head`. */
 interface ResourceHistory {
+  /** The resource prefix (see {@link resourcePrefix}). */
+  prefix: string;
   events: StorageEvent[];
   head: number;
 }
@@ -103,9 +111,14 @@ export class WatchCache implements Storage {
   private readonly fanout: WatchFanout;
   private readonly kvs = new Map<string, KeyValue>();
   private readonly entries = new SortedEntries();
+  private readonly readThrough: boolean;
   private rev: number;
   private history: StorageEvent[] = [];
   private historyTimes: number[] = [];
+  /** The resource history each history event is also in (undefined for short keys). */
+  private historyOwners: (ResourceHistory | undefined)[] = [];
+  /** The resource history of the last write, tried first: writes come in runs of one resource. */
+  private lastOwner: ResourceHistory | undefined;
   private historyHead = 0;
   /** The history again, per resource, so a catching-up watcher reads only its resource's events. */
   private byResource = new Map<string, ResourceHistory>();
@@ -122,6 +135,11 @@ export class WatchCache implements Storage {
     this.maxEvents = Math.max(1, opts.maxHistoryEvents ?? 100_000);
     this.maxBytes = opts.maxHistoryBytes ?? Infinity;
     this.fanout = new WatchFanout({ maxPendingPerWatcher: opts.maxPendingPerWatcher });
+    this.readThrough = opts.readThrough ?? false;
+    if (this.readThrough) {
+      this.rev = this.historyFrom = inner.currentRevision();
+      return;
+    }
     const all = inner.list('');
     for (const kv of all.items) this.kvs.set(kv.key, kv);
     this.entries.load([...this.kvs.values()].sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0)));
@@ -149,8 +167,10 @@ export class WatchCache implements Storage {
   create(key: string, value: string): KeyValue {
     this.assertOpen(key);
     const kv = this.inner.create(key, value);
-    this.kvs.set(key, kv);
-    this.entries.upsert(kv);
+    if (!this.readThrough) {
+      this.kvs.set(key, kv);
+      this.entries.upsert(kv);
+    }
     this.record({ type: 'ADDED', kv });
     return kv;
   }
@@ -158,6 +178,12 @@ export class WatchCache implements Storage {
   /** Updates through `inner` (which decides Conflict / KeyNotFound), then caches. */
   update(key: string, value: string, expectedRevision: number): KeyValue {
     this.assertOpen(key);
+    if (this.readThrough) {
+      const prev = this.inner.get(key);
+      const kv = this.inner.update(key, value, expectedRevision);
+      this.record(prev ? { type: 'MODIFIED', kv, prevKv: prev } : { type: 'MODIFIED', kv });
+      return kv;
+    }
     const kv = this.inner.update(key, value, expectedRevision);
     const prevKv = this.kvs.get(key);
     this.kvs.set(key, kv);
@@ -169,8 +195,9 @@ export class WatchCache implements Storage {
   /** Deletes through `inner`, then drops the key from the cache. */
   delete(key: string, expectedRevision?: number): KeyValue {
     this.assertOpen(key);
+    const before = this.readThrough ? this.inner.get(key) : undefined;
     const kv = this.inner.delete(key, expectedRevision);
-    const prevKv = this.kvs.get(key);
+    const prevKv = this.readThrough ? before : this.kvs.get(key);
     this.kvs.delete(key);
     this.entries.remove(key);
     this.record(prevKv ? { type: 'DELETED', kv, prevKv } : { type: 'DELETED', kv });
@@ -180,16 +207,25 @@ export class WatchCache implements Storage {
   private record(ev: StorageEvent): void {
     this.rev = ev.kv.modRevision;
     this.history.push(ev);
-    const r = resourcePrefix(ev.kv.key);
-    if (r !== undefined) {
-      let rh = this.byResource.get(r);
-      if (!rh) this.byResource.set(r, (rh = { events: [], head: 0 }));
-      rh.events.push(ev);
-    }
+    const rh = this.ownerOf(ev.kv.key);
+    rh?.events.push(ev);
+    this.historyOwners.push(rh);
     this.historyTimes.push(this.clock.now());
     this.historyBytes += eventBytes(ev);
     this.evict();
     this.fanout.publish(ev);
+  }
+
+  /** The resource history of a key, created when missing; undefined for keys without a resource part. */
+  private ownerOf(key: string): ResourceHistory | undefined {
+    const last = this.lastOwner;
+    // NOTE: a prefix ends at the key's fourth '/', so a key starting with it has that resource part.
+    if (last !== undefined && key.startsWith(last.prefix)) return last;
+    const r = resourcePrefix(key);
+    if (r === undefined) return undefined;
+    let rh = this.byResource.get(r);
+    if (!rh) this.byResource.set(r, (rh = { prefix: r, events: [], head: 0 }));
+    return (this.lastOwner = rh);
   }
 
   /** Drops history events older than the window or beyond the count bound. */
@@ -200,13 +236,14 @@ export class WatchCache implements Storage {
     while (h < n && (n - h > this.maxEvents || this.historyTimes[h] < cutoff || this.historyBytes > this.maxBytes)) {
       const ev = this.history[h];
       this.historyBytes -= eventBytes(ev);
-      const r = resourcePrefix(ev.kv.key);
-      if (r !== undefined) {
+      const rh = this.historyOwners[h];
+      if (rh !== undefined) {
         // NOTE: events leave in revision order, so the evicted one is the head of its resource's history.
-        const rh = this.byResource.get(r)!;
         rh.events[rh.head++] = undefined as unknown as StorageEvent;
-        if (rh.head === rh.events.length) this.byResource.delete(r);
-        else if (rh.head >= 1024 && rh.head * 2 >= rh.events.length) {
+        if (rh.head === rh.events.length) {
+          this.byResource.delete(rh.prefix);
+          if (this.lastOwner === rh) this.lastOwner = undefined;
+        } else if (rh.head >= 1024 && rh.head * 2 >= rh.events.length) {
           rh.events = rh.events.slice(rh.head);
           rh.head = 0;
         }
@@ -218,14 +255,19 @@ export class WatchCache implements Storage {
     if (h === n) {
       this.history = [];
       this.historyTimes = [];
+      this.historyOwners = [];
       this.historyHead = 0;
       this.historyBytes = 0;
     } else if (h >= 1024 && h * 2 >= n) {
       this.history = this.history.slice(h);
       this.historyTimes = this.historyTimes.slice(h);
+      this.historyOwners = this.historyOwners.slice(h);
       this.historyHead = 0;
     } else {
-      for (let i = this.historyHead; i < h; i++) this.history[i] = undefined as unknown as StorageEvent;
+      for (let i = this.historyHead; i < h; i++) {
+        this.history[i] = undefined as unknown as StorageEvent;
+        this.historyOwners[i] = undefined;
+      }
       this.historyHead = h;
     }
   }
@@ -234,20 +276,21 @@ export class WatchCache implements Storage {
   get(key: string, revision?: number): KeyValue | undefined {
     this.assertOpen(key);
     if (revision && revision !== this.rev) return this.inner.get(key, revision);
-    return this.kvs.get(key);
+    return this.readThrough ? this.inner.get(key) : this.kvs.get(key);
   }
 
   /** Keys under `prefix` in key order from memory (at an older revision: from `inner`). */
   list(prefix: string, opts: ListOptions = {}): ListResult {
     this.assertOpen(prefix);
     if (opts.revision && opts.revision !== this.rev) return this.inner.list(prefix, opts);
+    if (this.readThrough) return this.inner.list(prefix, opts.revision ? { ...opts, revision: undefined } : opts);
     return { ...this.entries.page(prefix, opts), revision: this.rev };
   }
 
   /** Live keys under `prefix`, from memory. */
   count(prefix: string): number {
     this.assertOpen(prefix);
-    return this.entries.count(prefix);
+    return this.readThrough ? this.inner.count(prefix) : this.entries.count(prefix);
   }
 
   /**
