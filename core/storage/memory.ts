@@ -46,7 +46,6 @@ function logBytes(ev: StorageEvent): number {
  */
 export class MemoryStorage implements Storage {
   private readonly fanout: WatchFanout;
-  private readonly kvs = new Map<string, KeyValue>();
   private readonly entries = new SortedEntries();
   private rev = 0;
   private compacted = 0;
@@ -95,11 +94,10 @@ export class MemoryStorage implements Storage {
   /** Creates `key` at the next revision; KeyExists if it is live. */
   create(key: string, value: string): KeyValue {
     this.assertOpen(key);
-    const existing = this.kvs.get(key);
+    const existing = this.entries.get(key);
     if (existing) throw new StorageError('KeyExists', key, existing.modRevision, `key ${key} already exists`);
     const id = this.rev + 1;
     const kv: KeyValue = { key, value, modRevision: id, createRevision: id };
-    this.kvs.set(key, kv);
     this.entries.upsert(kv);
     this.append({ type: 'ADDED', kv });
     return kv;
@@ -108,13 +106,12 @@ export class MemoryStorage implements Storage {
   /** Compare-and-swap on the key's modRevision: KeyNotFound if absent, Conflict if it moved on. */
   update(key: string, value: string, expectedRevision: number): KeyValue {
     this.assertOpen(key);
-    const prevKv = this.kvs.get(key);
+    const prevKv = this.entries.get(key);
     if (!prevKv) throw new StorageError('KeyNotFound', key, expectedRevision, `key ${key} not found`);
     if (prevKv.modRevision !== expectedRevision) {
       throw new StorageError('Conflict', key, prevKv.modRevision, `key ${key} is at revision ${prevKv.modRevision}, not ${expectedRevision}`);
     }
     const kv: KeyValue = { key, value, modRevision: this.rev + 1, createRevision: prevKv.createRevision };
-    this.kvs.set(key, kv);
     this.entries.upsert(kv);
     this.append({ type: 'MODIFIED', kv, prevKv });
     return kv;
@@ -123,13 +120,12 @@ export class MemoryStorage implements Storage {
   /** Deletes `key` (only at `expectedRevision` if given); returns its last value at the deletion's revision. */
   delete(key: string, expectedRevision?: number): KeyValue {
     this.assertOpen(key);
-    const prevKv = this.kvs.get(key);
+    const prevKv = this.entries.get(key);
     if (!prevKv) throw new StorageError('KeyNotFound', key, expectedRevision ?? 0, `key ${key} not found`);
     if (expectedRevision !== undefined && prevKv.modRevision !== expectedRevision) {
       throw new StorageError('Conflict', key, prevKv.modRevision, `key ${key} is at revision ${prevKv.modRevision}, not ${expectedRevision}`);
     }
     const kv: KeyValue = { key, value: prevKv.value, modRevision: this.rev + 1, createRevision: prevKv.createRevision };
-    this.kvs.delete(key);
     this.entries.remove(key);
     this.append({ type: 'DELETED', kv, prevKv });
     return kv;
@@ -175,7 +171,7 @@ export class MemoryStorage implements Storage {
   /** The value of `key` now, or as of `revision` (Compacted / FutureRevision outside the readable range). */
   get(key: string, revision?: number): KeyValue | undefined {
     this.assertOpen(key);
-    if (!revision || revision === this.rev) return this.kvs.get(key);
+    if (!revision || revision === this.rev) return this.entries.get(key);
     this.checkReadable(key, revision);
     // The first change after `revision` holds the value the key had at `revision`.
     const log = this.log;
@@ -183,7 +179,7 @@ export class MemoryStorage implements Storage {
       const ev = log[i];
       if (ev.kv.key === key) return ev.type === 'ADDED' ? undefined : ev.prevKv;
     }
-    return this.kvs.get(key);
+    return this.entries.get(key);
   }
 
   /** Live keys under `prefix` at the current revision or `opts.revision`, in key order, paged. */

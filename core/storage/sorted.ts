@@ -6,25 +6,46 @@ import type { KeyValue, ListOptions } from './interface.ts';
 
 const CHUNK = 512;
 
+/** One key's place in the order: the key never changes, its current KeyValue does. */
+interface Slot {
+  readonly key: string;
+  kv: KeyValue;
+}
+
 /**
  * The live KeyValues in JavaScript string order of their keys, as a list of sorted chunks (each
- * at most 2 × CHUNK entries): upsert/remove cost a binary search plus a splice of one chunk,
- * seeking costs two binary searches, and ranks (for counts) cost one pass over the chunk sizes.
+ * at most 2 × CHUNK entries) of per-key slots, plus a map from key to slot: replacing the value of
+ * a key costs one map lookup; inserting or removing one a binary search plus a splice of one
+ * chunk; seeking costs two binary searches, and ranks (for counts) one pass over the chunk sizes.
  */
 export class SortedEntries {
-  chunks: KeyValue[][] = [];
+  private chunks: Slot[][] = [];
   private lasts: string[] = [];
+  private readonly slots = new Map<string, Slot>();
   size = 0;
 
+  /** Replaces the contents with `sorted` (KeyValues in key order, keys unique). */
   load(sorted: KeyValue[]): void {
     this.chunks = [];
     this.lasts = [];
+    this.slots.clear();
     for (let i = 0; i < sorted.length; i += CHUNK) {
-      const c = sorted.slice(i, i + CHUNK);
+      const c = sorted.slice(i, i + CHUNK).map((kv) => this.slotFor(kv));
       this.chunks.push(c);
       this.lasts.push(c[c.length - 1].key);
     }
     this.size = sorted.length;
+  }
+
+  private slotFor(kv: KeyValue): Slot {
+    const slot: Slot = { key: kv.key, kv };
+    this.slots.set(kv.key, slot);
+    return slot;
+  }
+
+  /** The current KeyValue of `key`. */
+  get(key: string): KeyValue | undefined {
+    return this.slots.get(key)?.kv;
   }
 
   /** Index of the first chunk whose last key is >= key (chunks.length if none). */
@@ -57,22 +78,22 @@ export class SortedEntries {
 
   /** Inserts `kv`, or replaces the entry with the same key. */
   upsert(kv: KeyValue): void {
+    const existing = this.slots.get(kv.key);
+    if (existing !== undefined) {
+      existing.kv = kv;
+      return;
+    }
+    const slot = this.slotFor(kv);
+    this.size++;
     if (this.chunks.length === 0) {
-      this.chunks.push([kv]);
+      this.chunks.push([slot]);
       this.lasts.push(kv.key);
-      this.size = 1;
       return;
     }
     let c = this.chunkFor(kv.key);
     if (c === this.chunks.length) c--;
     const chunk = this.chunks[c];
-    const i = bisect(chunk, kv.key);
-    if (i < chunk.length && chunk[i].key === kv.key) {
-      chunk[i] = kv;
-      return;
-    }
-    chunk.splice(i, 0, kv);
-    this.size++;
+    chunk.splice(bisect(chunk, kv.key), 0, slot);
     if (chunk.length > 2 * CHUNK) {
       const tail = chunk.splice(CHUNK);
       this.chunks.splice(c + 1, 0, tail);
@@ -106,7 +127,7 @@ export class SortedEntries {
       const chunk = chunks[c];
       const stop = c === endC ? endI : chunk.length;
       for (; i < stop; i++) {
-        const kv = chunk[i];
+        const kv = chunk[i].kv;
         if (filter && !filter(kv)) continue;
         if (items.length === limit) {
           more = true;
@@ -122,8 +143,8 @@ export class SortedEntries {
   }
 
   remove(key: string): void {
+    if (!this.slots.delete(key)) return;
     const [c, i] = this.lowerBound(key);
-    if (c === this.chunks.length || this.chunks[c][i].key !== key) return;
     const chunk = this.chunks[c];
     chunk.splice(i, 1);
     this.size--;
@@ -136,7 +157,7 @@ export class SortedEntries {
   }
 }
 
-function bisect(a: KeyValue[], key: string): number {
+function bisect(a: Slot[], key: string): number {
   let lo = 0;
   let hi = a.length;
   while (lo < hi) {
@@ -146,4 +167,3 @@ function bisect(a: KeyValue[], key: string): number {
   }
   return lo;
 }
-

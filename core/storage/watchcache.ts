@@ -109,7 +109,6 @@ export class WatchCache implements Storage {
   private readonly maxBytes: number;
   private historyBytes = 0;
   private readonly fanout: WatchFanout;
-  private readonly kvs = new Map<string, KeyValue>();
   private readonly entries = new SortedEntries();
   private readonly readThrough: boolean;
   private rev: number;
@@ -141,8 +140,7 @@ export class WatchCache implements Storage {
       return;
     }
     const all = inner.list('');
-    for (const kv of all.items) this.kvs.set(kv.key, kv);
-    this.entries.load([...this.kvs.values()].sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0)));
+    this.entries.load([...all.items].sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0)));
     this.rev = all.revision;
     this.historyFrom = all.revision;
   }
@@ -167,10 +165,7 @@ export class WatchCache implements Storage {
   create(key: string, value: string): KeyValue {
     this.assertOpen(key);
     const kv = this.inner.create(key, value);
-    if (!this.readThrough) {
-      this.kvs.set(key, kv);
-      this.entries.upsert(kv);
-    }
+    if (!this.readThrough) this.entries.upsert(kv);
     this.record({ type: 'ADDED', kv });
     return kv;
   }
@@ -185,8 +180,7 @@ export class WatchCache implements Storage {
       return kv;
     }
     const kv = this.inner.update(key, value, expectedRevision);
-    const prevKv = this.kvs.get(key);
-    this.kvs.set(key, kv);
+    const prevKv = this.entries.get(key);
     this.entries.upsert(kv);
     this.record(prevKv ? { type: 'MODIFIED', kv, prevKv } : { type: 'MODIFIED', kv });
     return kv;
@@ -197,8 +191,7 @@ export class WatchCache implements Storage {
     this.assertOpen(key);
     const before = this.readThrough ? this.inner.get(key) : undefined;
     const kv = this.inner.delete(key, expectedRevision);
-    const prevKv = this.readThrough ? before : this.kvs.get(key);
-    this.kvs.delete(key);
+    const prevKv = this.readThrough ? before : this.entries.get(key);
     this.entries.remove(key);
     this.record(prevKv ? { type: 'DELETED', kv, prevKv } : { type: 'DELETED', kv });
     return kv;
@@ -276,7 +269,7 @@ export class WatchCache implements Storage {
   get(key: string, revision?: number): KeyValue | undefined {
     this.assertOpen(key);
     if (revision && revision !== this.rev) return this.inner.get(key, revision);
-    return this.readThrough ? this.inner.get(key) : this.kvs.get(key);
+    return this.readThrough ? this.inner.get(key) : this.entries.get(key);
   }
 
   /** Keys under `prefix` in key order from memory (at an older revision: from `inner`). */
