@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { SimEnvironment, SimulationMisuse, SimulationTooSlow, type SettleMode } from './env.ts';
 import { performance } from 'node:perf_hooks';
 import { SimClock } from './clock.ts';
+import { SeededRng } from '../core/machinery/rng.ts';
 
 test('events fire at exact times, ties broken by priority then insertion order', async () => {
   const env = new SimEnvironment();
@@ -262,4 +263,33 @@ test('strict real-time mode rejects once the simulation falls behind by more tha
   env.schedule(1, () => {});
   await assert.rejects(env.run({ realtime: { factor: 1, strict: true, toleranceMs: 20 } }), (e: unknown) => e instanceof SimulationTooSlow && e.virtualTime === 1);
   await assert.rejects(new SimEnvironment().run({ realtime: { factor: 0 } }), SimulationMisuse);
+});
+
+test('thousands of events, many at equal times and priorities, some cancelled, also scheduled while running, fire in (time, priority, insertion) order', async () => {
+  const env = new SimEnvironment();
+  const rng = new SeededRng('heap-order');
+  const fired: { time: number; priority: number; seq: number }[] = [];
+  const expected: { time: number; priority: number; seq: number }[] = [];
+  let seq = 0;
+  const add = (delay: number, priority: number, cancel: boolean, depth: number): void => {
+    const mine = { time: env.now + delay, priority, seq: seq++ };
+    const ev = env.schedule(
+      delay,
+      () => {
+        fired.push(mine);
+        // Events scheduled while running, often at a time others already wait for (never at now:
+        // those would fire after the ones of lower priority already gone, out of global order).
+        if (depth < 2 && rng.int(4) === 0) add(1 + rng.int(50), rng.int(3), rng.int(10) === 0, depth + 1);
+      },
+      priority,
+    );
+    if (cancel) ev.cancel();
+    else expected.push(mine);
+  };
+  for (let i = 0; i < 5000; i++) add(rng.int(200) + (rng.int(2) === 0 ? 0 : rng.int(1000) / 1000), rng.int(3), rng.int(10) === 0, 0);
+  await env.run();
+  const order = (a: { time: number; priority: number; seq: number }, b: { time: number; priority: number; seq: number }) => a.time - b.time || a.priority - b.priority || a.seq - b.seq;
+  for (let i = 1; i < fired.length; i++) assert.ok(order(fired[i - 1], fired[i]) < 0, `event ${i} out of order`);
+  assert.deepEqual(new Set(fired), new Set(expected), 'every live event fired once, no cancelled one');
+  assert.ok(fired.length > 5000, 'events scheduled while running fired too');
 });

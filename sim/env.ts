@@ -120,7 +120,13 @@ const MAX_HOPS = 4096;
  * - a throwing event callback or a failed {@link process} makes `run` reject with that error.
  */
 export class SimEnvironment {
+  /**
+   * A 4-ary min-heap of entries, with their times alongside in a plain array (stored unboxed and
+   * contiguous), so most comparisons read no entry: half the depth of a binary heap, and its
+   * children side by side.
+   */
   private heap: Entry[] = [];
+  private times: number[] = [];
   private seq = 0;
   private t: number;
   private fired = 0;
@@ -359,34 +365,47 @@ export class SimEnvironment {
   private push(time: number, fn: () => void, priority: number): Entry {
     const e = new Entry(time, priority, this.seq++, fn);
     const h = this.heap;
+    const t = this.times;
     let i = h.length;
     h.push(e);
+    t.push(time);
     while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (!less(e, h[p])) break;
+      const p = (i - 1) >> 2;
+      // NOTE: a later entry never goes before an equal-time one of the same priority (seq only grows).
+      if (t[p] < time || (t[p] === time && !less(e, h[p]))) break;
       h[i] = h[p];
+      t[i] = t[p];
       i = p;
     }
     h[i] = e;
+    t[i] = time;
     return e;
   }
 
   private pop(): void {
     const h = this.heap;
+    const t = this.times;
     const last = h.pop()!;
+    const lastTime = t.pop()!;
     const n = h.length;
     if (n === 0) return;
     let i = 0;
     for (;;) {
-      const l = 2 * i + 1;
-      if (l >= n) break;
-      const r = l + 1;
-      const c = r < n && less(h[r], h[l]) ? r : l;
-      if (!less(h[c], last)) break;
+      const first = 4 * i + 1;
+      if (first >= n) break;
+      // The least of up to four children.
+      let c = first;
+      const end = first + 4 < n ? first + 4 : n;
+      for (let k = first + 1; k < end; k++) {
+        if (t[k] < t[c] || (t[k] === t[c] && less(h[k], h[c]))) c = k;
+      }
+      if (lastTime < t[c] || (lastTime === t[c] && less(last, h[c]))) break;
       h[i] = h[c];
+      t[i] = t[c];
       i = c;
     }
     h[i] = last;
+    t[i] = lastTime;
   }
 }
 
