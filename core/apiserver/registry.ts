@@ -6,7 +6,7 @@ import { parseLabelSelector, type LabelSelector } from '../machinery/labels.ts';
 import { parseFieldSelector, type FieldSelector } from '../machinery/fields.ts';
 import { checkFieldSelector, fieldSelectorAttributes } from './fieldselectors.ts';
 import { validateObjectMeta, validateObjectMetaUpdate } from '../machinery/metavalidation.ts';
-import { nameValidatorFor } from '../machinery/names.ts';
+import { nameValidatorFor, type NameValidator } from '../machinery/names.ts';
 import { groupVersion, type ResourceInfo } from './resources.ts';
 import { updateManagedFields } from './managedfields.ts';
 import { messageNameForKind } from './typemodel.ts';
@@ -535,8 +535,11 @@ export class Registry {
     }
   }
 
+  private readonly nameValidatorOf = new WeakMap<ResourceInfo, NameValidator>();
+
   private validateMeta(r: ResourceInfo, obj: any, old: any | undefined): StatusCause[] {
-    const nameValidator = nameValidatorFor(r.group, r.resource);
+    let nameValidator = this.nameValidatorOf.get(r);
+    if (nameValidator === undefined) this.nameValidatorOf.set(r, (nameValidator = nameValidatorFor(r.group, r.resource)));
     const errs = validateObjectMeta(obj.metadata, { namespaced: r.namespaced, nameValidator, isCreate: !old });
     if (old) errs.push(...validateObjectMetaUpdate({ ...obj.metadata, resourceVersion: old.metadata.resourceVersion }, old.metadata));
     const seen = new Set<string>();

@@ -312,7 +312,8 @@ export class Client {
 
   /** Sends one raw request after waiting for the rate limiter; returns the raw response. */
   async send(method: string, path: string, query: URLSearchParams, body?: unknown, contentType = 'application/json'): Promise<ApiResponse> {
-    await this.rateLimiter.wait();
+    // NOTE: a token available now is taken without a promise turn; otherwise wait for one in order.
+    if (!this.rateLimiter.tryAccept()) await this.rateLimiter.wait();
     const headers: Record<string, string | undefined> = { accept: 'application/json' };
     if (this.userAgent) headers['user-agent'] = this.userAgent;
     const req: ApiRequest = { method, path, query, headers };
