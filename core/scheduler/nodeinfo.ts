@@ -215,6 +215,26 @@ export class NodeInfo {
   /** Bumped on every change, so callers can cache derived values. */
   generation = 0;
 
+  // NOTE: copies of what the filters and scores read for every node of every cycle, kept in this
+  // object so that a cycle over hundreds of nodes reads one object per node, not four or five.
+  /** `pods.size`. */
+  podCount = 0;
+  /** `allocatable` cpu (milli), memory, ephemeral storage, pods. */
+  allocMilliCPU = 0;
+  allocMemory = 0;
+  allocEphemeralStorage = 0;
+  allocPods = 0;
+  /** `requested` cpu (milli), memory, ephemeral storage. */
+  reqMilliCPU = 0;
+  reqMemory = 0;
+  reqEphemeralStorage = 0;
+  /** `nonZeroRequested` cpu (milli), memory. */
+  nonZeroMilliCPU = 0;
+  nonZeroMemory = 0;
+  /** The node's `spec.taints` (undefined when it has none) and `spec.unschedulable`. */
+  taints: any[] | undefined = undefined;
+  unschedulable = false;
+
   constructor(
     readonly name: string,
     node?: any,
@@ -226,7 +246,28 @@ export class NodeInfo {
   setNode(node: any): void {
     this.node = node;
     this.allocatable = resourceFromList(node?.status?.allocatable ?? node?.status?.capacity);
+    const taints = node?.spec?.taints;
+    this.taints = Array.isArray(taints) && taints.length > 0 ? taints : undefined;
+    this.unschedulable = !!node?.spec?.unschedulable;
     this.generation++;
+    this.syncCopies();
+  }
+
+  /** Refreshes the flat copies of the resource sums (see podCount and the fields after it). */
+  private syncCopies(): void {
+    const a = this.allocatable;
+    const r = this.requested;
+    const nz = this.nonZeroRequested;
+    this.podCount = this.pods.size;
+    this.allocMilliCPU = a.milliCPU;
+    this.allocMemory = a.memory;
+    this.allocEphemeralStorage = a.ephemeralStorage;
+    this.allocPods = a.allowedPodNumber;
+    this.reqMilliCPU = r.milliCPU;
+    this.reqMemory = r.memory;
+    this.reqEphemeralStorage = r.ephemeralStorage;
+    this.nonZeroMilliCPU = nz.milliCPU;
+    this.nonZeroMemory = nz.memory;
   }
 
   /** Labels of the node. */
@@ -243,6 +284,7 @@ export class NodeInfo {
     if (pi.hasAffinity) this.podsWithAffinity++;
     if (pi.hasRequiredAntiAffinity) this.podsWithRequiredAntiAffinity++;
     this.generation++;
+    this.syncCopies();
   }
 
   /** Removes a pod by key; returns whether it was there. */
@@ -255,6 +297,7 @@ export class NodeInfo {
     if (pi.hasAffinity) this.podsWithAffinity--;
     if (pi.hasRequiredAntiAffinity) this.podsWithRequiredAntiAffinity--;
     this.generation++;
+    this.syncCopies();
     return true;
   }
 
@@ -263,7 +306,10 @@ export class NodeInfo {
     const c = new NodeInfo(this.name);
     c.node = this.node;
     c.allocatable = this.allocatable;
+    c.taints = this.taints;
+    c.unschedulable = this.unschedulable;
     for (const pi of this.pods.values()) c.addPod(pi);
+    c.syncCopies();
     return c;
   }
 
@@ -324,7 +370,11 @@ export class SchedulerCache {
     if (!ni) return;
     this.nodeList = undefined;
     if (ni.pods.size === 0) this.nodes.delete(name);
-    else ni.node = undefined;
+    else {
+      ni.node = undefined;
+      ni.taints = undefined;
+      ni.unschedulable = false;
+    }
   }
 
   /** Adds, updates or (for terminal or unbound pods) removes a pod that informers report. */

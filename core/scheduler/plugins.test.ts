@@ -164,3 +164,27 @@ test('the cpu-and-memory score paths agree with the general per-resource ones (s
   }
   assert.ok(seen.every((v) => v.size > 20), `the inputs vary the scores (${seen.map((v) => v.size)} distinct)`);
 });
+
+test('a NodeInfo keeps its flat copies equal to its resource sums, taints and unschedulable through adds, removals, node updates and clones', () => {
+  const rng = new SeededRng(11);
+  const node = mkNode('n', {}, {}, { cpu: '8', memory: '16Gi', pods: '110', 'ephemeral-storage': '50Gi' });
+  const check = (ni: NodeInfo, when: string) => {
+    assert.deepEqual(
+      [ni.podCount, ni.allocMilliCPU, ni.allocMemory, ni.allocEphemeralStorage, ni.allocPods, ni.reqMilliCPU, ni.reqMemory, ni.reqEphemeralStorage, ni.nonZeroMilliCPU, ni.nonZeroMemory],
+      [ni.pods.size, ni.allocatable.milliCPU, ni.allocatable.memory, ni.allocatable.ephemeralStorage, ni.allocatable.allowedPodNumber, ni.requested.milliCPU, ni.requested.memory, ni.requested.ephemeralStorage, ni.nonZeroRequested.milliCPU, ni.nonZeroRequested.memory],
+      when,
+    );
+    const taints = ni.node?.spec?.taints;
+    assert.equal(ni.taints, taints?.length ? taints : undefined, `${when}: taints`);
+    assert.equal(ni.unschedulable, !!ni.node?.spec?.unschedulable, `${when}: unschedulable`);
+  };
+  for (let i = 0; i < 200; i++) {
+    const op = rng.int(10);
+    if (op < 6) node.addPod(newPodInfo(mkPod(`p${rng.int(20)}`, { nodeName: 'n', containers: [{ name: 'c', resources: rng.int(3) === 0 ? {} : { requests: { cpu: `${rng.int(500)}m`, memory: `${rng.int(500)}Mi`, 'ephemeral-storage': `${rng.int(5)}Gi` } } }] })));
+    else if (op < 9) node.removePod(`default/p${rng.int(20)}`);
+    else node.setNode({ metadata: { name: 'n' }, spec: rng.int(2) ? { taints: [{ key: 'k', effect: 'NoSchedule' }], unschedulable: true } : {}, status: { allocatable: { cpu: `${1 + rng.int(16)}`, memory: '16Gi', pods: `${10 + rng.int(100)}` } } });
+    check(node, `step ${i}`);
+    if (i % 50 === 0) check(node.clone(), `clone at step ${i}`);
+  }
+  assert.ok(node.podCount > 0);
+});

@@ -120,7 +120,7 @@ export const nodeUnschedulable: Plugin = {
   name: 'NodeUnschedulable',
   events: ['NodeAdd', 'NodeUpdate'],
   filter(_s, pod, node) {
-    if (!node.node?.spec?.unschedulable) return undefined;
+    if (!node.unschedulable) return undefined;
     const taint = { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' };
     return tolerated(pod.spec?.tolerations ?? [], taint) ? undefined : ['node(s) were unschedulable'];
   },
@@ -147,8 +147,10 @@ export const taintToleration: Plugin = {
   name: 'TaintToleration',
   events: ['NodeAdd', 'NodeUpdate'],
   filter(_s, pod, node) {
+    const taints = node.taints;
+    if (taints === undefined) return undefined;
     const tolerations = pod.spec?.tolerations ?? [];
-    for (const taint of node.node?.spec?.taints ?? []) {
+    for (const taint of taints) {
       if (taint.effect !== 'NoSchedule' && taint.effect !== 'NoExecute') continue;
       if (!tolerated(tolerations, taint)) return [`node(s) had untolerated taint {${taint.key}: ${taint.value ?? ''}}`];
     }
@@ -158,8 +160,8 @@ export const taintToleration: Plugin = {
     state.set(PREFER_NO_SCHEDULE_TOLERATIONS, (pod.spec?.tolerations ?? []).filter((t: any) => !t.effect || t.effect === 'PreferNoSchedule'));
   },
   score(state, pod, node) {
-    const taints = node.node?.spec?.taints;
-    if (!taints || taints.length === 0) return 0;
+    const taints = node.taints;
+    if (taints === undefined) return 0;
     const tolerations = (state.get(PREFER_NO_SCHEDULE_TOLERATIONS) as any[] | undefined) ?? (pod.spec?.tolerations ?? []).filter((t: any) => !t.effect || t.effect === 'PreferNoSchedule');
     let n = 0;
     for (const taint of taints) if (taint.effect === 'PreferNoSchedule' && !tolerated(tolerations, taint)) n++;
@@ -255,18 +257,18 @@ function isEmpty(o: Record<string, unknown>): boolean {
 
 /** The reasons a pod's requests do not fit on a node (Kubernetes' fitsRequest), in its order; a shared frozen empty array when it fits. */
 export function insufficientResources(req: Resource, node: NodeInfo): string[] {
-  const alloc = node.allocatable;
-  const used = node.requested;
-  // The common case first, without allocating: everything fits.
+  // The common case first, from the node's flat copies and without allocating: everything fits.
   if (
-    node.pods.size + 1 <= alloc.allowedPodNumber &&
-    !(req.milliCPU > 0 && req.milliCPU > alloc.milliCPU - used.milliCPU) &&
-    !(req.memory > 0 && req.memory > alloc.memory - used.memory) &&
-    !(req.ephemeralStorage > 0 && req.ephemeralStorage > alloc.ephemeralStorage - used.ephemeralStorage) &&
+    node.podCount + 1 <= node.allocPods &&
+    !(req.milliCPU > 0 && req.milliCPU > node.allocMilliCPU - node.reqMilliCPU) &&
+    !(req.memory > 0 && req.memory > node.allocMemory - node.reqMemory) &&
+    !(req.ephemeralStorage > 0 && req.ephemeralStorage > node.allocEphemeralStorage - node.reqEphemeralStorage) &&
     isEmpty(req.scalar)
   ) {
     return NOTHING_INSUFFICIENT;
   }
+  const alloc = node.allocatable;
+  const used = node.requested;
   const out: string[] = [];
   if (node.pods.size + 1 > alloc.allowedPodNumber) out.push('Too many pods');
   if (req.milliCPU > 0 && req.milliCPU > alloc.milliCPU - used.milliCPU) out.push('Insufficient cpu');
@@ -350,9 +352,7 @@ export function nodeResourcesFit(resources: ResourceSpec[] = DEFAULT_SCORING_RES
       const req = fitState(state, pod).nonZero;
       if (cpuAndMemory && cpuWeight + memoryWeight > 0) {
         // The default resources, without the per-resource lookups (the same arithmetic as below).
-        const a = node.allocatable;
-        const used = node.nonZeroRequested;
-        return Math.trunc((leastAllocated(a.milliCPU, used.milliCPU + req.milliCPU) * cpuWeight + leastAllocated(a.memory, used.memory + req.memory) * memoryWeight) / (cpuWeight + memoryWeight));
+        return Math.trunc((leastAllocated(node.allocMilliCPU, node.nonZeroMilliCPU + req.milliCPU) * cpuWeight + leastAllocated(node.allocMemory, node.nonZeroMemory + req.memory) * memoryWeight) / (cpuWeight + memoryWeight));
       }
       let score = 0;
       let weights = 0;
@@ -381,12 +381,10 @@ export function nodeResourcesBalancedAllocation(resources: ResourceSpec[] = DEFA
       const req = fitState(state, pod).requests;
       if (cpuAndMemory) {
         // The default resources, without the fractions array (the same arithmetic as below).
-        const a = node.allocatable;
-        const used = node.requested;
         // One fraction or none: a standard deviation of 0.
-        if (a.milliCPU === 0 || a.memory === 0) return MAX_NODE_SCORE;
-        const cpu = Math.min(1, (used.milliCPU + req.milliCPU) / a.milliCPU);
-        const memory = Math.min(1, (used.memory + req.memory) / a.memory);
+        if (node.allocMilliCPU === 0 || node.allocMemory === 0) return MAX_NODE_SCORE;
+        const cpu = Math.min(1, (node.reqMilliCPU + req.milliCPU) / node.allocMilliCPU);
+        const memory = Math.min(1, (node.reqMemory + req.memory) / node.allocMemory);
         return Math.trunc((1 - Math.abs((cpu - memory) / 2)) * MAX_NODE_SCORE);
       }
       const fractions: number[] = [];
