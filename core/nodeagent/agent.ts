@@ -13,6 +13,7 @@ import { formatDuration } from './duration.ts';
 import { normalizeImage, type ContainerRuntime, type ProbeKind, type ProbeResult } from './runtime.ts';
 import { fnv32 } from '../machinery/hash.ts';
 import { formatMicroTime, formatTime } from '../machinery/time.ts';
+import { deepEqual } from '../machinery/deepequal.ts';
 
 /** The kubelet version every simulated node reports. */
 export const KUBELET_VERSION = 'v1.27.0';
@@ -129,7 +130,8 @@ interface PodState {
   terminating: boolean;
   evicted?: { message: string };
   deleteSent: boolean;
-  lastStatus?: string;
+  /** The last status patched (see writeStatus). */
+  lastStatus?: any;
   transitions: Map<string, { status: string; time: number }>;
   wakeTimer?: TimerHandle;
   wakeAt?: number;
@@ -1187,13 +1189,13 @@ export class NodeAgent {
   }
 
   private async writeStatus(ps: PodState, status: any): Promise<void> {
-    const key = JSON.stringify(status);
-    if (key === ps.lastStatus) return;
+    // NOTE: podStatus builds fresh objects every time, so the last one sent stays as it was.
+    if (ps.lastStatus !== undefined && deepEqual(status, ps.lastStatus)) return;
     try {
       await this.podsClient
         .namespace(ps.pod.metadata.namespace)
         .patch(ps.pod.metadata.name, { metadata: { uid: ps.uid }, status }, 'strategic', { subresource: 'status', discardResult: true });
-      ps.lastStatus = key;
+      ps.lastStatus = status;
     } catch (err) {
       if (isNotFound(err)) return;
       throw err;
