@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { FakeClock } from '../machinery/clock.ts';
 import { SeededRng } from '../machinery/rng.ts';
 import { SqliteStorage } from '../storage/sqlite.ts';
-import { Registry } from './registry.ts';
+import { memoizedTrigger, Registry } from './registry.ts';
 import { TestServer, pod } from './testing.ts';
 
 const CM = { group: '', version: 'v1', kind: 'ConfigMap', resource: 'configmaps', namespaced: true, subresources: [] } as any;
@@ -102,5 +102,30 @@ describe('Registry: the written object becomes the shared decoded one', () => {
     assert.deepEqual(seen[1].obj.metadata.labels ?? {}, {});
     assert.equal(seen[1].obj.data.k, 'w');
     assert.ok(Object.isFrozen(seen[1].obj.data), 'the test server freezes shared objects, written ones included');
+  });
+});
+
+describe('memoizedTrigger', () => {
+  it('answers for the two newest KeyValues of a key without recomputing, and recomputes for anything else', () => {
+    let calls = 0;
+    const fn = memoizedTrigger((kv) => {
+      calls++;
+      return JSON.parse(kv.value).node;
+    });
+    const kv = (rev: number, node: string) => ({ key: '/registry/core/pods/d/p', value: JSON.stringify({ node }), modRevision: rev, createRevision: 1 });
+    const [v1, v2, v3] = [kv(1, 'a'), kv(2, 'b'), kv(3, 'c')];
+    assert.equal(fn(v1), 'a');
+    assert.equal(fn(v2), 'b');
+    assert.equal(calls, 2);
+    assert.equal(fn(v1), 'a', 'as prevKv of the second update');
+    assert.equal(fn(v2), 'b');
+    assert.equal(calls, 2);
+    assert.equal(fn(v3), 'c');
+    assert.equal(fn(v2), 'b');
+    assert.equal(calls, 3);
+    assert.equal(fn(v1), 'a', 'an older one is computed again');
+    assert.equal(calls, 4);
+    assert.equal(fn({ ...v3 }), 'c', 'another KeyValue object with equal fields is computed, not trusted');
+    assert.equal(calls, 5);
   });
 });

@@ -141,6 +141,45 @@ const METADATA = new Set(['metadata']);
 const NOOP_META = new Set(['resourceVersion', 'managedFields']);
 const RESOURCE_VERSION = new Set(['resourceVersion']);
 
+/** The trigger values of a key's two newest KeyValues seen (see {@link memoizedTrigger}). */
+interface TriggerMemo {
+  kv: KeyValue;
+  value: string | undefined;
+  prevKv: KeyValue | undefined;
+  prevValue: string | undefined;
+}
+
+/** Keys remembered per trigger function before the memo starts over (a bound for key churn). */
+const TRIGGER_MEMO_KEYS = 500_000;
+
+/**
+ * `trigger` with the values of each key's two newest KeyValues remembered: an update's event asks
+ * for the new KeyValue's value, and the next update's event for it again as `prevKv`, which by
+ * then may have left the shared decoded objects. Values depend only on the KeyValue, so the memo
+ * never changes a result.
+ */
+export function memoizedTrigger(trigger: (kv: KeyValue) => string | undefined): (kv: KeyValue) => string | undefined {
+  let memo = new Map<string, TriggerMemo>();
+  return (kv) => {
+    const m = memo.get(kv.key);
+    if (m !== undefined) {
+      if (m.kv === kv) return m.value;
+      if (m.prevKv === kv) return m.prevValue;
+    }
+    const value = trigger(kv);
+    if (m === undefined) {
+      if (memo.size >= TRIGGER_MEMO_KEYS) memo = new Map();
+      memo.set(kv.key, { kv, value, prevKv: undefined, prevValue: undefined });
+    } else if (kv.modRevision > m.kv.modRevision) {
+      m.prevKv = m.kv;
+      m.prevValue = m.value;
+      m.kv = kv;
+      m.value = value;
+    }
+    return value;
+  };
+}
+
 /** The shared decoded objects of one resource, most recent last (see Registry.decodeShared). */
 interface SharedCache {
   group: string;
@@ -433,7 +472,7 @@ export class Registry {
     const memo = (kind: string, name: string, get: (obj: any) => string | undefined) => {
       const k = `${id}\0${kind}\0${name}`;
       let fn = this.triggerFns.get(k);
-      if (!fn) this.triggerFns.set(k, (fn = (kv: KeyValue) => get(this.decodeShared(r, kv))));
+      if (!fn) this.triggerFns.set(k, (fn = memoizedTrigger((kv) => get(this.decodeShared(r, kv)))));
       return fn;
     };
     if (q.fieldSelector) {

@@ -176,7 +176,8 @@ export class WatchResponseStream implements ResponseStream {
     if (ev.type === 'DELETED') return this.matches(obj) ? this.send('DELETED', obj) : true;
     const now = this.matches(obj);
     if (ev.type === 'ADDED') return now ? this.send('ADDED', obj) : true;
-    const before = ev.prevKv ? this.matches(this.registry.decodeShared(r, ev.prevKv)) : false;
+    // NOTE: without a selector only the name counts, and the previous version has the same key.
+    const before = ev.prevKv ? (this.pred ? this.matches(this.registry.decodeShared(r, ev.prevKv)) : now) : false;
     if (now && before) return this.send('MODIFIED', obj);
     if (now) return this.send('ADDED', obj);
     if (before) {
