@@ -120,16 +120,19 @@ describe('nominated pods in PreFilter state (AddPod on a cloned CycleState)', ()
   });
 });
 
-describe('PreFilter Skip', () => {
-  /** The default plugins, each filter call counted by plugin name. */
-  function counted(): { registry: Map<string, Plugin>; calls: Map<string, number> } {
-    const calls = new Map<string, number>();
-    const registry = new Map<string, Plugin>();
-    for (const [name, p] of defaultPluginRegistry()) {
-      registry.set(name, p.filter ? { ...p, filter: (s, pod, n) => (calls.set(name, (calls.get(name) ?? 0) + 1), p.filter!(s, pod, n)) } : p);
-    }
-    return { registry, calls };
+/** The default plugins, each call of one extension point counted by plugin name. */
+function countedPlugins(point: 'filter' | 'score'): { registry: Map<string, Plugin>; calls: Map<string, number> } {
+  const calls = new Map<string, number>();
+  const registry = new Map<string, Plugin>();
+  for (const [name, p] of defaultPluginRegistry()) {
+    const fn = p[point] as ((...args: unknown[]) => unknown) | undefined;
+    registry.set(name, fn ? { ...p, [point]: (...args: unknown[]) => (calls.set(name, (calls.get(name) ?? 0) + 1), fn.apply(p, args)) } : p);
   }
+  return { registry, calls };
+}
+
+describe('PreFilter Skip', () => {
+  const counted = () => countedPlugins('filter');
   const ctx = (nodes: NodeInfo[]): PluginContext => ({ allNodes: nodes, namespaceLabels: () => ({}) });
   const plain = { metadata: { name: 'p', namespace: 'default', uid: 'u1' }, spec: { containers: [{ name: 'c', resources: { requests: { cpu: '1' } } }] } };
 
@@ -157,15 +160,7 @@ describe('PreFilter Skip', () => {
 });
 
 describe('PreScore Skip', () => {
-  /** The default plugins, each score call counted by plugin name. */
-  function counted(): { registry: Map<string, Plugin>; calls: Map<string, number> } {
-    const calls = new Map<string, number>();
-    const registry = new Map<string, Plugin>();
-    for (const [name, p] of defaultPluginRegistry()) {
-      registry.set(name, p.score ? { ...p, score: (s, pod, n) => (calls.set(name, (calls.get(name) ?? 0) + 1), p.score!(s, pod, n)) } : p);
-    }
-    return { registry, calls };
-  }
+  const counted = () => countedPlugins('score');
   const zoned = (name: string) =>
     new NodeInfo(name, { metadata: { name, labels: { 'kubernetes.io/hostname': name, 'topology.kubernetes.io/zone': name, disk: name === 'b' ? 'ssd' : 'hdd' } }, status: { allocatable: { cpu: '4', memory: '8Gi', pods: '110' } } });
   const ctx = (nodes: NodeInfo[]): PluginContext => ({ allNodes: nodes, namespaceLabels: () => ({}) });
