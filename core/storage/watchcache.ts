@@ -81,8 +81,9 @@ function eventBytes(ev: StorageEvent): number {
  * - Writes go to `inner` first; when it succeeds the cache updates its in-memory current state
  *   and appends the event to its history. The cache must therefore be the only writer of
  *   `inner`: writes that bypass it are not seen.
- * - get/list/count at the current revision are served from memory (a map plus a sorted key
- *   index); reads at an older revision are delegated to `inner`.
+ * - get/list/count at the current revision are served from memory (a sorted key index with a
+ *   slot per key), or with `readThrough` from `inner`'s own; reads at an older revision are
+ *   delegated to `inner`.
  * - The history keeps the events of the last `historyWindowMs` (by the injected clock), at most
  *   `maxHistoryEvents`. A watch starting inside the history is served from it and then live; a
  *   watch starting before it (but not before `inner`'s compacted revision) catches up through a
@@ -173,15 +174,9 @@ export class WatchCache implements Storage {
   /** Updates through `inner` (which decides Conflict / KeyNotFound), then caches. */
   update(key: string, value: string, expectedRevision: number): KeyValue {
     this.assertOpen(key);
-    if (this.readThrough) {
-      const prev = this.inner.get(key);
-      const kv = this.inner.update(key, value, expectedRevision);
-      this.record(prev ? { type: 'MODIFIED', kv, prevKv: prev } : { type: 'MODIFIED', kv });
-      return kv;
-    }
+    const prevKv = this.current(key);
     const kv = this.inner.update(key, value, expectedRevision);
-    const prevKv = this.entries.get(key);
-    this.entries.upsert(kv);
+    if (!this.readThrough) this.entries.upsert(kv);
     this.record(prevKv ? { type: 'MODIFIED', kv, prevKv } : { type: 'MODIFIED', kv });
     return kv;
   }
@@ -189,10 +184,9 @@ export class WatchCache implements Storage {
   /** Deletes through `inner`, then drops the key from the cache. */
   delete(key: string, expectedRevision?: number): KeyValue {
     this.assertOpen(key);
-    const before = this.readThrough ? this.inner.get(key) : undefined;
+    const prevKv = this.current(key);
     const kv = this.inner.delete(key, expectedRevision);
-    const prevKv = this.readThrough ? before : this.entries.get(key);
-    this.entries.remove(key);
+    if (!this.readThrough) this.entries.remove(key);
     this.record(prevKv ? { type: 'DELETED', kv, prevKv } : { type: 'DELETED', kv });
     return kv;
   }
@@ -269,6 +263,11 @@ export class WatchCache implements Storage {
   get(key: string, revision?: number): KeyValue | undefined {
     this.assertOpen(key);
     if (revision && revision !== this.rev) return this.inner.get(key, revision);
+    return this.current(key);
+  }
+
+  /** The current KeyValue of `key`: from `inner` when reading through, else from the cache's index. */
+  private current(key: string): KeyValue | undefined {
     return this.readThrough ? this.inner.get(key) : this.entries.get(key);
   }
 
