@@ -100,6 +100,11 @@ export function defaultNormalizeScore(maxPriority: number, reverse: boolean, sco
 
 const PREFER_NO_SCHEDULE_TOLERATIONS = 'TaintToleration/preferNoSchedule';
 
+/** The pod's tolerations that can tolerate a PreferNoSchedule taint (those with no effect or that one). */
+function preferNoScheduleTolerations(pod: any): any[] {
+  return (pod.spec?.tolerations ?? []).filter((t: any) => !t.effect || t.effect === 'PreferNoSchedule');
+}
+
 /** Whether a toleration tolerates a taint (Kubernetes' Toleration.ToleratesTaint). */
 export function toleratesTaint(tol: any, taint: any): boolean {
   if (tol?.effect && tol.effect !== taint?.effect) return false;
@@ -157,12 +162,12 @@ export const taintToleration: Plugin = {
     return undefined;
   },
   preScore(state, pod) {
-    state.set(PREFER_NO_SCHEDULE_TOLERATIONS, (pod.spec?.tolerations ?? []).filter((t: any) => !t.effect || t.effect === 'PreferNoSchedule'));
+    state.set(PREFER_NO_SCHEDULE_TOLERATIONS, preferNoScheduleTolerations(pod));
   },
   score(state, pod, node) {
     const taints = node.taints;
     if (taints === undefined) return 0;
-    const tolerations = (state.get(PREFER_NO_SCHEDULE_TOLERATIONS) as any[] | undefined) ?? (pod.spec?.tolerations ?? []).filter((t: any) => !t.effect || t.effect === 'PreferNoSchedule');
+    const tolerations = (state.get(PREFER_NO_SCHEDULE_TOLERATIONS) as any[] | undefined) ?? preferNoScheduleTolerations(pod);
     let n = 0;
     for (const taint of taints) if (taint.effect === 'PreferNoSchedule' && !tolerated(tolerations, taint)) n++;
     return n;
@@ -359,8 +364,7 @@ export function nodeResourcesFit(resources: ResourceSpec[] = DEFAULT_SCORING_RES
       for (const { name, weight } of resources) {
         const alloc = amount(node.allocatable, name);
         const requested = amount(node.nonZeroRequested, name) + amount(req, name);
-        const s = alloc === 0 || requested > alloc ? 0 : Math.trunc(((alloc - requested) * MAX_NODE_SCORE) / alloc);
-        score += s * weight;
+        score += leastAllocated(alloc, requested) * weight;
         weights += weight;
       }
       return weights === 0 ? 0 : Math.trunc(score / weights);
