@@ -297,13 +297,14 @@ export class Registry {
   }
 
   /**
-   * Stores `obj` as `text` through `write` and sets its resourceVersion. For kinds stored as
-   * served (no conversion) it also remembers the text (see {@link servedJson}) and makes a copy
-   * of `obj` the shared decoded form of the new KeyValue, so neither the watchers told of the
-   * write nor the next update or patch parse it. From here on `obj` must not be mutated below its
-   * top level and metadata, as any shared object.
+   * Stores `obj` as `text` through `write`, sets its resourceVersion and returns the object to
+   * answer with. For kinds stored as served (no conversion) that is the shared decoded form of the
+   * new KeyValue, a copy of `obj` whose text is remembered (see {@link servedJson}), so neither the
+   * watchers told of the write nor the next update or patch parse it, and `obj`'s own top level and
+   * metadata (left in slow dictionary mode by the write path's deletes) die young. From here on
+   * `obj` must not be mutated below its top level and metadata, as any shared object.
    */
-  private store(r: ResourceInfo, obj: any, text: string, write: () => KeyValue): KeyValue {
+  private store(r: ResourceInfo, obj: any, text: string, write: () => KeyValue): any {
     const plain = this.isPlain(r);
     if (plain) this.writing = { r, obj, text };
     let kv: KeyValue;
@@ -313,16 +314,16 @@ export class Registry {
       this.writing = undefined;
     }
     obj.metadata.resourceVersion = String(kv.modRevision);
-    if (!plain) return kv;
-    this.storedTexts.set(obj, text);
+    if (!plain) return obj;
     const cache = this.sharedCache(r);
-    if (!cache.objects.has(kv)) {
-      const shared = this.sharedCopy(obj, kv);
+    let shared = cache.objects.get(kv);
+    if (shared === undefined) {
+      shared = this.sharedCopy(obj, kv);
       this.storedTexts.set(shared, text);
       if (this.freezeShared) deepFreeze(shared);
       this.remember(cache, kv, shared);
     }
-    return kv;
+    return shared;
   }
 
   /** Caches `obj` as the shared decoded form of `kv`, forgetting the resource's oldest past the limit. */
@@ -630,11 +631,10 @@ export class Registry {
     }
     try {
       const text = this.encode(r, obj);
-      this.store(r, obj, text, () => this.storage.create(this.key(r, meta.namespace ?? '', meta.name), text));
+      return this.store(r, obj, text, () => this.storage.create(this.key(r, meta.namespace ?? '', meta.name), text));
     } catch (e) {
       this.translate(e, r, meta.name);
     }
-    return obj;
   }
 
   /**
@@ -732,11 +732,10 @@ export class Registry {
         return obj;
       }
       const text = this.encode(r, obj);
-      this.store(r, obj, text, () => this.storage.update(this.key(r, om.namespace ?? '', om.name), text, oldRevision));
+      return this.store(r, obj, text, () => this.storage.update(this.key(r, om.namespace ?? '', om.name), text, oldRevision));
     } catch (e) {
       this.translate(e, r, om.name);
     }
-    return obj;
   }
 
   /**
