@@ -128,7 +128,9 @@ export interface SimulatedControlPlane {
  * The real API server (bootstrapped: system namespaces, built-in PriorityClasses) on `env`, over
  * the in-memory revision log (or SQLite) behind a watch cache, reachable through a simulated
  * network with the options' latencies (default lognormal median 1 ms, p99 10 ms each way).
- * Memory stays bounded on long runs: the watch history keeps at most 128 MiB, the log 256 MiB.
+ * Memory stays bounded on long runs: the in-memory log keeps at most 150,000 changes and the watch
+ * history 75,000 (their objects, whose JSON is made only if something reads it); over SQLite the
+ * history keeps at most 128 MiB of text.
  */
 export function simulatedControlPlane(
   env: SimEnvironment,
@@ -136,9 +138,9 @@ export function simulatedControlPlane(
 ): SimulatedControlPlane {
   const clock = new SimClock(env);
   const streams = new RngStreams(o.seed);
-  const inner = o.storage === 'sqlite' ? new SqliteStorage({ path: ':memory:' }) : new MemoryStorage({ maxLogBytes: 256 * 1024 * 1024 });
+  const inner = o.storage === 'sqlite' ? new SqliteStorage({ path: ':memory:' }) : new MemoryStorage({ maxLogEntries: 150_000 });
   // NOTE: over the in-memory log the cache reads through it: one index of the keys, not two.
-  const storage = new WatchCache(inner, { clock, maxHistoryBytes: 128 * 1024 * 1024, readThrough: o.storage !== 'sqlite' });
+  const storage = new WatchCache(inner, { clock, maxHistoryEvents: 75_000, maxHistoryBytes: 128 * 1024 * 1024, readThrough: o.storage !== 'sqlite' });
   // NOTE: the shared decoded objects of a resource's 20,000 most recent writes stay cached: the next
   // status patch of a pod, and the fan-out of its change, then parse nothing. Most of them are
   // held by the informers anyway. Events are written once and seldom read: 1,000 of them, so the

@@ -310,6 +310,8 @@ class SimWatchStream implements ResponseStream {
       () => {
         if (!this.closed) this.net.env.scheduleAt(this.nextArrival(), () => this.arriveEnd());
       },
+      // NOTE: the trace records chunk sizes, so a traced run still has the frames built.
+      { decodedOnly: passDecoded && !this.net.env.tracing },
     );
   }
 

@@ -5,6 +5,7 @@ import { SeededRng } from '../machinery/rng.ts';
 import { SqliteStorage } from '../storage/sqlite.ts';
 import { memoizedTrigger, Registry } from './registry.ts';
 import { TestServer, pod } from './testing.ts';
+import type { ApiRequest } from './types.ts';
 
 const CM = { group: '', version: 'v1', kind: 'ConfigMap', resource: 'configmaps', namespaced: true, subresources: [] } as any;
 
@@ -81,27 +82,74 @@ describe('Registry.patch of the status subresource', () => {
   });
 });
 
-describe('Registry: the written object becomes the shared decoded one', () => {
-  it('what watchers, updates and patches see of a write equals decoding what was stored, and its served JSON matches', async () => {
-    const s = new TestServer();
-    const r = s.api.registry;
-    const seen: any[] = [];
-    const prefix = '/registry/core/configmaps/';
-    // A watcher of the storage that decodes as the API server's watch fan-out does, during the write.
-    r.storage.watch({ prefix, fromRevision: r.storage.currentRevision() }, { event: (ev) => (seen.push({ kv: ev.kv, obj: r.decodeShared(CM, ev.kv) }), true), close() {} });
-    const created = await s.request('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'a', labels: { x: '1' } }, data: { k: 'v' } });
-    assert.equal(created.status, 201);
-    await s.request('PATCH', '/api/v1/namespaces/default/configmaps/a', { metadata: { labels: { x: null } }, data: { k: 'w' } }, { 'content-type': 'application/merge-patch+json' });
-    await new Promise((res) => setImmediate(res));
-    assert.equal(seen.length, 2);
-    for (const { kv, obj } of seen) {
-      assert.deepEqual(obj, r.decode(CM, kv));
-      assert.deepEqual(JSON.parse(r.servedJson(obj)!), r.decode(CM, kv));
-      assert.equal(r.decodeShared(CM, kv), obj);
+for (const storage of ['sqlite', 'memory'] as const) {
+  describe(`Registry over ${storage}: the written object becomes the shared decoded one`, () => {
+    it('what watchers, updates and patches see of a write equals decoding what was stored, and its served JSON matches', async () => {
+      const s = new TestServer({ storage });
+      const r = s.api.registry;
+      const seen: any[] = [];
+      const prefix = '/registry/core/configmaps/';
+      // A watcher of the storage that decodes as the API server's watch fan-out does, during the write.
+      r.storage.watch({ prefix, fromRevision: r.storage.currentRevision() }, { event: (ev) => (seen.push({ kv: ev.kv, obj: r.decodeShared(CM, ev.kv) }), true), close() {} });
+      const created = await s.request('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'a', labels: { x: '1' } }, data: { k: 'v' } });
+      assert.equal(created.status, 201);
+      await s.request('PATCH', '/api/v1/namespaces/default/configmaps/a', { metadata: { labels: { x: null } }, data: { k: 'w' } }, { 'content-type': 'application/merge-patch+json' });
+      await s.request('DELETE', '/api/v1/namespaces/default/configmaps/a');
+      await new Promise((res) => setImmediate(res));
+      assert.equal(seen.length, 3);
+      for (const { kv, obj } of seen) {
+        assert.deepEqual(obj, r.decode(CM, kv));
+        assert.deepEqual(JSON.parse(r.servedJson(obj)!), r.decode(CM, kv));
+        const { resourceVersion, ...meta } = obj.metadata;
+        assert.equal(resourceVersion, String(kv.modRevision));
+        assert.deepEqual(JSON.parse(kv.value), { ...obj, metadata: meta }, 'the stored text lacks only the resourceVersion');
+        assert.equal(r.decodeShared(CM, kv), obj);
+      }
+      assert.deepEqual(seen[1].obj.metadata.labels ?? {}, {});
+      assert.equal(seen[1].obj.data.k, 'w');
+      assert.equal(seen[2].obj.metadata.resourceVersion, String(seen[2].kv.modRevision), 'the deletion is seen at its own revision');
+      assert.equal(seen[2].obj.data.k, 'w');
+      assert.ok(Object.isFrozen(seen[1].obj.data), 'the test server freezes shared objects, written ones included');
+      const copy = r.decode(CM, seen[1].kv);
+      copy.data.k = 'changed';
+      assert.equal(seen[1].obj.data.k, 'w', 'decode gives a copy of its own');
+    });
+  });
+}
+
+describe('Registry over the in-memory log', () => {
+  it('never makes a JSON text that nothing reads: decoded writes, reads and watch events stay objects', async () => {
+    const s = new TestServer({ storage: 'memory' });
+    const transport = { request: (req: ApiRequest) => s.api.handle(req) };
+    const kvs: any[] = [];
+    s.storage.watch({ prefix: '/registry/core/configmaps/', fromRevision: s.storage.currentRevision() }, { event: (ev) => (kvs.push(ev.kv), true), close() {} });
+    const stringify = JSON.stringify;
+    let texts = 0;
+    JSON.stringify = ((v: any, ...rest: any[]) => {
+      if ((v?.kind === 'ConfigMap' && v.metadata) || v?.object?.kind === 'ConfigMap') texts++;
+      return (stringify as any)(v, ...rest);
+    }) as typeof JSON.stringify;
+    try {
+      const base = '/api/v1/namespaces/default/configmaps';
+      const json = { 'content-type': 'application/json', accept: 'application/json' };
+      const watch = await transport.request({ method: 'GET', path: base, query: new URLSearchParams('watch=true'), headers: json });
+      const events: any[] = [];
+      watch.stream!.start((chunk, decoded) => (assert.equal(chunk, ''), events.push(decoded), true), () => {}, { decodedOnly: true });
+      const created = await transport.request({ method: 'POST', path: base, query: new URLSearchParams(), headers: json, object: { metadata: { name: 'a' }, data: { k: 'v' } } });
+      assert.equal(created.status, 201);
+      const updated = await transport.request({ method: 'PUT', path: `${base}/a`, query: new URLSearchParams(), headers: json, object: { ...structuredClone(created.object as any), data: { k: 'w' } } });
+      assert.equal(updated.status, 200);
+      const got = await transport.request({ method: 'GET', path: `${base}/a`, query: new URLSearchParams(), headers: json });
+      assert.equal((got.object as any).data.k, 'w');
+      await new Promise((res) => setImmediate(res));
+      assert.deepEqual(events.map((e) => `${e.type} ${e.object.data.k}`), ['ADDED v', 'MODIFIED w']);
+      assert.equal(texts, 0, 'no ConfigMap was serialized');
+      assert.ok(kvs.length === 2 && kvs.every((kv) => kv.deferred !== undefined));
+      assert.deepEqual(JSON.parse(kvs[1].value).data, { k: 'w' });
+      assert.equal(texts, 1, 'reading the value made its text');
+    } finally {
+      JSON.stringify = stringify;
     }
-    assert.deepEqual(seen[1].obj.metadata.labels ?? {}, {});
-    assert.equal(seen[1].obj.data.k, 'w');
-    assert.ok(Object.isFrozen(seen[1].obj.data), 'the test server freezes shared objects, written ones included');
   });
 });
 

@@ -1,7 +1,7 @@
 import type { Clock } from '../machinery/clock.ts';
 import type { Rng } from '../machinery/rng.ts';
 import { StatusError, alreadyExists, badRequest, conflict, gone, invalid, notFound, tooLargeResourceVersion, type StatusCause } from '../machinery/status.ts';
-import { isStorageError, type KeyValue, type Storage, type WatchTrigger } from '../storage/interface.ts';
+import { isStorageError, type DeferredValue, type KeyValue, type Storage, type WatchTrigger } from '../storage/interface.ts';
 import { parseLabelSelector, type LabelSelector } from '../machinery/labels.ts';
 import { parseFieldSelector, type FieldSelector } from '../machinery/fields.ts';
 import { checkFieldSelector, fieldSelectorAttributes } from './fieldselectors.ts';
@@ -12,6 +12,7 @@ import { updateManagedFields } from './managedfields.ts';
 import { messageNameForKind } from './typemodel.ts';
 import { deepEqualExcept } from '../machinery/deepequal.ts';
 import { formatTime } from '../machinery/time.ts';
+import { jsonClone } from '../machinery/jsonclone.ts';
 
 /** What a strategy may use. */
 export interface StrategyContext {
@@ -180,6 +181,45 @@ export function memoizedTrigger(trigger: (kv: KeyValue) => string | undefined): 
   };
 }
 
+/**
+ * What the registry stores for a kind stored as served: a {@link DeferredValue} whose JSON text is
+ * made on first read. Until the write's revision is known it holds the written object (its
+ * resourceVersion unset); then, settled, the shared decoded object of that revision, and the text
+ * is that object's without its resourceVersion. Either way the text is what JSON.stringify of the
+ * written object gives.
+ */
+class StoredObject implements DeferredValue {
+  private written: any;
+  /** The shared decoded object of `revision` (undefined until settled). */
+  shared: any = undefined;
+  revision = 0;
+  private cached: string | undefined;
+
+  constructor(obj: any) {
+    this.written = obj;
+  }
+
+  settle(shared: any, revision: number): void {
+    this.shared = shared;
+    this.revision = revision;
+    this.written = undefined;
+  }
+
+  text(): string {
+    if (this.cached === undefined) {
+      const o = this.shared;
+      // NOTE: resourceVersion set to undefined in place keeps the key order of the written object.
+      this.cached = o === undefined ? JSON.stringify(this.written) : JSON.stringify({ ...o, metadata: { ...o.metadata, resourceVersion: undefined } });
+    }
+    return this.cached;
+  }
+
+  /** Whether `kv` holds this value: kept deferred, or as the text this value gave (a store that takes text). */
+  holds(kv: KeyValue): boolean {
+    return kv.deferred === this || (kv.deferred === undefined && this.cached !== undefined && kv.value === this.cached);
+  }
+}
+
 /** The shared decoded objects of one resource, most recent last (see Registry.decodeShared). */
 interface SharedCache {
   group: string;
@@ -247,22 +287,48 @@ export class Registry {
 
   /**
    * Like {@link decode}, but one decoded object per stored KeyValue and resource is shared by
-   * every caller while it is among the resource's `sharedDecodeLimit` most recently decoded ones (a watch
-   * event fanned out to many watchers is parsed once; the watch history does not keep every
-   * version decoded). Callers must not mutate it.
+   * every caller. A store that keeps deferred values (MemoryStorage) keeps it with the KeyValue,
+   * for as long as the KeyValue lives, and nothing is parsed; over text (SQLite) it is shared while
+   * it is among the resource's `sharedDecodeLimit` most recently decoded ones (a watch event
+   * fanned out to many watchers is parsed once; the watch history does not keep every version
+   * decoded). Callers must not mutate it.
    */
   decodeShared(r: ResourceInfo, kv: KeyValue): any {
+    const d = kv.deferred;
+    if (d instanceof StoredObject) {
+      if (d.shared === undefined) {
+        // A watcher told of the write in progress: the write's revision is known now.
+        const w = this.writing;
+        if (w?.stored !== d) throw new Error(`registry: ${kv.key} at ${kv.modRevision} read before its write completed`);
+        this.settle(d, w.obj, kv);
+      }
+      if (d.revision === kv.modRevision) return d.shared;
+      // Otherwise a deletion's KeyValue: the last value at the deletion's revision (cached below).
+    }
     const cache = this.sharedCache(r);
     let obj = cache.objects.get(kv);
     if (obj === undefined) {
       const w = this.writing;
-      // A watcher told of the write in progress gets the written object, without parsing it.
-      obj = w && w.r === r && w.text === kv.value ? this.sharedCopy(w.obj, kv) : this.decode(r, kv);
-      if (this.isPlain(r)) this.storedTexts.set(obj, kv.value);
+      if (d instanceof StoredObject) {
+        obj = this.sharedCopy(d.shared, kv);
+        this.storedTexts.set(obj, d);
+      } else {
+        // A watcher told of the write in progress gets the written object, without parsing it.
+        obj = w && w.r === r && w.stored.holds(kv) ? this.sharedCopy(w.obj, kv) : this.decode(r, kv);
+        if (this.isPlain(r)) this.storedTexts.set(obj, kv.value);
+      }
       if (this.freezeShared) deepFreeze(obj);
       this.remember(cache, kv, obj);
     }
     return obj;
+  }
+
+  /** Makes a copy of written object `obj` the shared decoded object of `d`, stored as `kv`. */
+  private settle(d: StoredObject, obj: any, kv: KeyValue): void {
+    const shared = this.sharedCopy(obj, kv);
+    this.storedTexts.set(shared, d);
+    if (this.freezeShared) deepFreeze(shared);
+    d.settle(shared, kv.modRevision);
   }
 
   private sharedCache(r: ResourceInfo): SharedCache {
@@ -284,8 +350,8 @@ export class Registry {
     return !s.toStored && !s.toServed;
   }
 
-  /** The object being written now and its stored text (see {@link store}). */
-  private writing: { r: ResourceInfo; obj: any; text: string } | undefined;
+  /** The object being written now and its stored value (see {@link store}). */
+  private writing: { r: ResourceInfo; obj: any; stored: StoredObject } | undefined;
 
   /**
    * A copy of written object `obj` as decoding `kv` would give it: resourceVersion set, and fresh
@@ -296,30 +362,43 @@ export class Registry {
     return { ...obj, metadata: { ...obj.metadata, resourceVersion: String(kv.modRevision) } };
   }
 
+  /** What a write of `obj` stores: a deferred {@link StoredObject} for kinds stored as served, else the converted text. */
+  private storedValue(r: ResourceInfo, obj: any): StoredObject | string {
+    return this.isPlain(r) ? new StoredObject(obj) : this.encode(r, obj);
+  }
+
   /**
-   * Stores `obj` as `text` through `write`, sets its resourceVersion and returns the object to
+   * Stores `value` (see {@link storedValue}) of `obj` through `write` and returns the object to
    * answer with. For kinds stored as served (no conversion) that is the shared decoded form of the
-   * new KeyValue, a copy of `obj` whose text is remembered (see {@link servedJson}), so neither the
+   * new KeyValue, a copy of `obj` known to be JSON-exact (see {@link servedJson}), so neither the
    * watchers told of the write nor the next update or patch parse it, and `obj`'s own top level and
-   * metadata (left in slow dictionary mode by the write path's deletes) die young. From here on
-   * `obj` must not be mutated below its top level and metadata, as any shared object.
+   * metadata (left in slow dictionary mode by the write path's deletes) die young; a store that
+   * keeps deferred values never makes the text unless something reads it. From here on `obj` must
+   * not be mutated below its top level and metadata, as any shared object.
    */
-  private store(r: ResourceInfo, obj: any, text: string, write: () => KeyValue): any {
-    const plain = this.isPlain(r);
-    if (plain) this.writing = { r, obj, text };
+  private store(r: ResourceInfo, obj: any, value: StoredObject | string, write: () => KeyValue): any {
+    if (typeof value === 'string') {
+      const kv = write();
+      obj.metadata.resourceVersion = String(kv.modRevision);
+      return obj;
+    }
+    this.writing = { r, obj, stored: value };
     let kv: KeyValue;
     try {
       kv = write();
     } finally {
       this.writing = undefined;
     }
-    obj.metadata.resourceVersion = String(kv.modRevision);
-    if (!plain) return obj;
+    if (kv.deferred === value) {
+      if (value.shared === undefined) this.settle(value, obj, kv);
+      return value.shared;
+    }
+    // A store that took the text (SQLite): the object joins the resource's shared decoded ones.
     const cache = this.sharedCache(r);
     let shared = cache.objects.get(kv);
     if (shared === undefined) {
       shared = this.sharedCopy(obj, kv);
-      this.storedTexts.set(shared, text);
+      this.storedTexts.set(shared, kv.value);
       if (this.freezeShared) deepFreeze(shared);
       this.remember(cache, kv, shared);
     }
@@ -341,16 +420,21 @@ export class Registry {
     }
   }
 
-  /** Decodes a stored value into the served form with metadata.resourceVersion set. */
+  /** Decodes a stored value into the served form with metadata.resourceVersion set: a new object, the caller's to change. */
   decode(r: ResourceInfo, kv: KeyValue): any {
-    const obj = JSON.parse(kv.value);
+    const d = kv.deferred;
+    // NOTE: exactly what parsing the text would give (see jsonClone), without making the text.
+    const obj = d instanceof StoredObject && d.shared !== undefined ? jsonClone(d.shared) : JSON.parse(kv.value);
     obj.metadata.resourceVersion = String(kv.modRevision);
     const s = this.strategy(r);
     return s.toServed ? s.toServed(obj) : obj;
   }
 
-  /** The stored JSON of objects just written and of shared decoded ones, for {@link servedJson}. */
-  private readonly storedTexts = new WeakMap<object, string>();
+  /**
+   * Shared decoded objects, each with the stored JSON it was decoded from (or the deferred value it
+   * settles, whose text may not exist), for {@link servedJson}.
+   */
+  private readonly storedTexts = new WeakMap<object, string | StoredObject>();
 
   /** Whether {@link servedJson} knows `obj`: it is JSON-exact (a written or shared decoded object). */
   hasServedJson(obj: object): boolean {
@@ -359,14 +443,16 @@ export class Registry {
 
   /**
    * The JSON of an object this registry has just written (create, update, patch) or a shared
-   * decoded object ({@link decodeShared}), built from the stored text plus its resourceVersion
-   * instead of serializing it again; undefined when that is not known to be exact (another
-   * object, a converted kind, an unusual layout). Guarantee:
-   * when defined, JSON.parse of it deep-equals `obj` (only the key order of metadata may differ).
+   * decoded object ({@link decodeShared}): built from the stored text plus its resourceVersion
+   * instead of serializing it again, or serialized when its stored value is deferred (JSON-exact
+   * all the same); undefined when that is not known to be exact (another object, a converted
+   * kind, an unusual layout). Guarantee: when defined, JSON.parse of it deep-equals `obj` (only the
+   * key order of metadata may differ).
    */
   servedJson(obj: object): string | undefined {
     const text = this.storedTexts.get(obj);
     if (text === undefined) return undefined;
+    if (typeof text !== 'string') return JSON.stringify(obj);
     const rv = (obj as any).metadata?.resourceVersion;
     if (typeof rv !== 'string' || !/^\d+$/.test(rv)) return undefined;
     const at = text.indexOf('"metadata":{');
@@ -630,8 +716,8 @@ export class Registry {
       return obj;
     }
     try {
-      const text = this.encode(r, obj);
-      return this.store(r, obj, text, () => this.storage.create(this.key(r, meta.namespace ?? '', meta.name), text));
+      const value = this.storedValue(r, obj);
+      return this.store(r, obj, value, () => this.storage.create(this.key(r, meta.namespace ?? '', meta.name), value));
     } catch (e) {
       this.translate(e, r, meta.name);
     }
@@ -731,8 +817,8 @@ export class Registry {
         m.resourceVersion = String(kv.modRevision);
         return obj;
       }
-      const text = this.encode(r, obj);
-      return this.store(r, obj, text, () => this.storage.update(this.key(r, om.namespace ?? '', om.name), text, oldRevision));
+      const value = this.storedValue(r, obj);
+      return this.store(r, obj, value, () => this.storage.update(this.key(r, om.namespace ?? '', om.name), value, oldRevision));
     } catch (e) {
       this.translate(e, r, om.name);
     }

@@ -1,5 +1,6 @@
 import { FakeClock } from '../machinery/clock.ts';
 import { SeededRng } from '../machinery/rng.ts';
+import { MemoryStorage } from '../storage/memory.ts';
 import { SqliteStorage } from '../storage/sqlite.ts';
 import { WatchCache } from '../storage/watchcache.ts';
 import { ApiServer } from './handler.ts';
@@ -32,8 +33,10 @@ export class TestServer {
   readonly storage: WatchCache;
   readonly api: ApiServer;
 
-  constructor(opts: { historyWindowMs?: number } = {}) {
-    this.storage = new WatchCache(new SqliteStorage({ path: ':memory:' }), { clock: this.clock, historyWindowMs: opts.historyWindowMs });
+  /** `storage`: the SQLite log of `orrery serve` (default) or the simulator's in-memory one, read through. */
+  constructor(opts: { historyWindowMs?: number; storage?: 'sqlite' | 'memory' } = {}) {
+    const memory = opts.storage === 'memory';
+    this.storage = new WatchCache(memory ? new MemoryStorage() : new SqliteStorage({ path: ':memory:' }), { clock: this.clock, historyWindowMs: opts.historyWindowMs, readThrough: memory });
     this.api = new ApiServer({ storage: this.storage, clock: this.clock, rng: new SeededRng(1), bookmarkIntervalMs: 1000 });
     // Shared decoded objects are frozen in tests: a handler or strategy that mutates one fails loudly.
     this.api.registry.freezeShared = true;

@@ -33,15 +33,26 @@ export interface DecodedWatchEvent {
 /** Writes one chunk of a streamed body; false when the peer is backed up. */
 export type ChunkWriter = (chunk: Buffer | string, decoded?: DecodedWatchEvent) => boolean;
 
+/** Options of {@link ResponseStream.start}. */
+export interface StreamStartOptions {
+  /**
+   * The peer takes the `decoded` event of every frame that has one and never reads those frames'
+   * text: a JSON watch stream then passes an empty chunk with each decoded event instead of
+   * building its text (the simulator's network, when nothing traces chunk sizes).
+   */
+  decodedOnly?: boolean;
+}
+
 /** A streamed response body (watch). The adapter calls `start` once with a writer. */
 export interface ResponseStream {
   /**
    * Starts the stream. `write` returns false when the peer is backed up (call `resume` later);
    * `end` finishes the response. A JSON watch stream passes each frame's event as `decoded`
    * too: exactly what parsing the frame gives, up to key order. A network adapter ignores it;
-   * an in-process one (the simulator's) may hand it to the client to skip the parse.
+   * an in-process one (the simulator's) may hand it to the client to skip the parse, and may ask
+   * for no frame text at all (`opts.decodedOnly`).
    */
-  start(write: ChunkWriter, end: () => void): void;
+  start(write: ChunkWriter, end: () => void, opts?: StreamStartOptions): void;
   /** The peer drained after `write` returned false. */
   resume(): void;
   /** The peer went away; release everything. */

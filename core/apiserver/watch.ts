@@ -3,7 +3,7 @@ import { StatusError, gone, tooLargeResourceVersion, badRequest } from '../machi
 import { isStorageError, type StorageEvent, type Watch } from '../storage/interface.ts';
 import type { Registry, ListQuery } from './registry.ts';
 import type { ResourceInfo } from './resources.ts';
-import type { ChunkWriter, ResponseStream } from './types.ts';
+import type { ChunkWriter, ResponseStream, StreamStartOptions } from './types.ts';
 
 /** How a watch event's object is put on the wire. */
 export interface WatchEncoder {
@@ -46,6 +46,8 @@ export class WatchResponseStream implements ResponseStream {
   private done = false;
   private backedUp = false;
   private readonly pred: ((obj: any) => boolean) | undefined;
+  /** The peer reads only decoded events: JSON frames are not built (see StreamStartOptions). */
+  private decodedOnly = false;
 
   constructor(
     private readonly registry: Registry,
@@ -80,7 +82,7 @@ export class WatchResponseStream implements ResponseStream {
   private send(type: string, object: any): boolean {
     if (this.done || !this.write) return true;
     this.onEvent?.(this.req.resource.kind, this.req.resource.group, this.req.resource.version);
-    const ok = this.write(this.encoder.frame(type, object), this.encoder.json ? { type, object } : undefined);
+    const ok = this.encoder.json ? this.write(this.decodedOnly ? '' : this.encoder.frame(type, object), { type, object }) : this.write(this.encoder.frame(type, object));
     if (!ok) this.backedUp = true;
     return ok;
   }
@@ -110,9 +112,10 @@ export class WatchResponseStream implements ResponseStream {
     this.end?.();
   }
 
-  start(write: ChunkWriter, end: () => void): void {
+  start(write: ChunkWriter, end: () => void, opts?: StreamStartOptions): void {
     this.write = write;
     this.end = end;
+    this.decodedOnly = opts?.decodedOnly === true;
     const { registry, req } = this;
     const rv = req.query.resourceVersion;
     let from: number;

@@ -6,12 +6,32 @@
  * no interleaving it did not schedule; watch delivery is the only asynchronous part.
  */
 
+/**
+ * A value an in-memory store may keep in place of its JSON text: the text is then made only when
+ * something reads {@link KeyValue.value} (in the simulator nothing may ever read it). `text()`
+ * returns the same string every time it is called. A store that persists (SQLite) takes the text
+ * at once; only {@link MemoryStorage} keeps deferred values.
+ */
+export interface DeferredValue {
+  text(): string;
+}
+
+/** What a write stores: JSON text, or a {@link DeferredValue}. */
+export type StoredValue = string | DeferredValue;
+
+/** The JSON text of a stored value. */
+export function textOf(value: StoredValue): string {
+  return typeof value === 'string' ? value : value.text();
+}
+
 /** One version of one key. */
 export interface KeyValue {
   /** e.g. `/registry/pods/default/web-0`. */
   readonly key: string;
   /** The serialized object (JSON text), stored without metadata.resourceVersion. */
   readonly value: string;
+  /** The deferred value `value` comes from, when the store kept one (see {@link DeferredValue}). */
+  readonly deferred?: DeferredValue;
   /** The revision of the change that wrote this value (for a deletion event: the deletion's revision). */
   readonly modRevision: number;
   /** The revision at which the key was created. */
@@ -100,7 +120,7 @@ export interface Storage {
   /** The oldest revision whose state can still be read or watched from. */
   compactedRevision(): number;
   /** Creates `key`. Throws StorageError KeyExists if it exists. Returns the new KeyValue. */
-  create(key: string, value: string): KeyValue;
+  create(key: string, value: StoredValue): KeyValue;
   /** The current value of `key` (or as of `revision`), or undefined. */
   get(key: string, revision?: number): KeyValue | undefined;
   /** Keys under `prefix`, in key order. */
@@ -111,7 +131,7 @@ export interface Storage {
    * Replaces `key` if its modRevision equals `expectedRevision`. Throws KeyNotFound if absent,
    * Conflict if the revision moved on.
    */
-  update(key: string, value: string, expectedRevision: number): KeyValue;
+  update(key: string, value: StoredValue, expectedRevision: number): KeyValue;
   /** Deletes `key` (if `expectedRevision` is given, only at that revision). Returns the deletion's KeyValue (last value, modRevision = deletion revision). */
   delete(key: string, expectedRevision?: number): KeyValue;
   /** Starts a watch. Throws StorageError Compacted if `fromRevision` is older than the history kept, FutureRevision if newer than current. */

@@ -3,10 +3,26 @@ import { test } from 'node:test';
 import { runStorageConformance, settle, RecordingSink } from './conformance.ts';
 import { MemoryStorage } from './memory.ts';
 import { WatchCache } from './watchcache.ts';
+import type { Storage, StoredValue } from './interface.ts';
+
+/** `inner` with every written text handed over as a deferred value (as the registry writes). */
+function deferring(inner: Storage): Storage {
+  const defer = (v: StoredValue): StoredValue => (typeof v === 'string' ? { text: () => v } : v);
+  return new Proxy(inner, {
+    get(target, prop) {
+      if (prop === 'create') return (key: string, value: StoredValue) => target.create(key, defer(value));
+      if (prop === 'update') return (key: string, value: StoredValue, rev: number) => target.update(key, defer(value), rev);
+      const v = (target as any)[prop];
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+}
 
 runStorageConformance('MemoryStorage', () => ({ storage: new MemoryStorage() }));
 runStorageConformance('WatchCache(MemoryStorage), one-event history', () => ({ storage: new WatchCache(new MemoryStorage(), { maxHistoryEvents: 1 }) }));
 runStorageConformance('WatchCache(MemoryStorage), read-through', () => ({ storage: new WatchCache(new MemoryStorage(), { readThrough: true }) }));
+runStorageConformance('MemoryStorage, deferred values', () => ({ storage: deferring(new MemoryStorage()) }));
+runStorageConformance('WatchCache(MemoryStorage), read-through, deferred values', () => ({ storage: deferring(new WatchCache(new MemoryStorage(), { readThrough: true })) }));
 runStorageConformance('WatchCache(MemoryStorage), read-through, one-event history', () => ({ storage: new WatchCache(new MemoryStorage(), { readThrough: true, maxHistoryEvents: 1 }) }));
 
 test('MemoryStorage reads an old revision by undoing only the later changes of the prefix', () => {
@@ -64,5 +80,33 @@ test('MemoryStorage keeps the newest change even when it alone exceeds the log b
   assert.equal(s.compactedRevision(), a.modRevision);
   assert.equal(s.get('/r/a', a.modRevision)?.value.length, 50);
   assert.equal(s.get('/r/a')?.modRevision, b.modRevision);
+  s.close();
+});
+
+test('MemoryStorage keeps deferred values: no text until a value is read, deletions keep them, byte bounds count only keys', () => {
+  let made = 0;
+  const deferred = (text: string) => ({ text: () => (made++, text) });
+  const s = new MemoryStorage({ maxLogBytes: 40 });
+  const a = s.create('/r/a', deferred('{"v":1}'));
+  const a2 = s.update('/r/a', deferred('{"v":2}'), a.modRevision);
+  for (let i = 0; i < 5; i++) s.create(`/r/b${i}`, deferred('{"v":3}'));
+  const del = s.delete('/r/a');
+  assert.equal(made, 0, 'nothing asked for a text');
+  assert.equal(s.compactedRevision(), 0, 'the keys alone stay under the byte bound');
+  assert.equal(del.deferred, a2.deferred);
+  assert.equal(del.value, '{"v":2}');
+  assert.equal(s.get('/r/a', a.modRevision)?.value, '{"v":1}');
+  assert.equal(made, 2);
+  s.close();
+});
+
+test('MemoryStorage with an entry bound compacts itself to 90% of it', () => {
+  const s = new MemoryStorage({ maxLogEntries: 10 });
+  let last = s.create('/r/a', { text: () => 'x' });
+  for (let i = 0; i < 10; i++) last = s.update('/r/a', { text: () => 'x' }, last.modRevision);
+  // The eleventh change went past the bound: the log keeps the newest 9 changes.
+  assert.equal(s.compactedRevision(), last.modRevision - 9);
+  assert.throws(() => s.get('/r/a', s.compactedRevision() - 1), { code: 'Compacted' });
+  assert.equal(s.get('/r/a', s.compactedRevision())?.modRevision, s.compactedRevision());
   s.close();
 });

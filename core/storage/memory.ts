@@ -4,7 +4,9 @@
  */
 import {
   StorageError,
+  type DeferredValue,
   type KeyValue,
+  type StoredValue,
   type ListOptions,
   type ListResult,
   type Storage,
@@ -24,12 +26,33 @@ export interface MemoryStorageOptions {
    * Bound on the characters of keys and values the change log holds (default: none). Past it, the
    * store compacts itself to the revision that brings the log under 90% of the bound, as a
    * compactor would: reads and watches before that revision then fail with Compacted (410).
+   * Deferred values (see {@link DeferredValue}) count only their keys: `maxLogEntries` bounds them.
    */
   maxLogBytes?: number;
+  /** Bound on the changes the log holds (default: none); past it, the store compacts itself to 90% as above. */
+  maxLogEntries?: number;
 }
 
 function logBytes(ev: StorageEvent): number {
-  return ev.kv.key.length + ev.kv.value.length;
+  return ev.kv.key.length + (ev.kv.deferred === undefined ? ev.kv.value.length : 0);
+}
+
+/** A KeyValue whose text is made from its deferred value on first read. */
+class DeferredKeyValue implements KeyValue {
+  constructor(
+    readonly key: string,
+    readonly deferred: DeferredValue,
+    readonly modRevision: number,
+    readonly createRevision: number,
+  ) {}
+
+  get value(): string {
+    return this.deferred.text();
+  }
+}
+
+function keyValue(key: string, value: StoredValue, modRevision: number, createRevision: number): KeyValue {
+  return typeof value === 'string' ? { key, value, modRevision, createRevision } : new DeferredKeyValue(key, value, modRevision, createRevision);
 }
 
 /**
@@ -43,6 +66,7 @@ function logBytes(ev: StorageEvent): number {
  * changes made after it, so its cost grows with the number of changes since that revision, not
  * with the size of the store; reads of the current state cost a map lookup or one sorted range.
  * Nothing survives the process: this store is for simulations (`orrery simulate`), not `serve`.
+ * It keeps {@link DeferredValue}s as they are: their text is made only if something reads it.
  */
 export class MemoryStorage implements Storage {
   private readonly fanout: WatchFanout;
@@ -54,11 +78,13 @@ export class MemoryStorage implements Storage {
   private logHead = 0;
   private logSize = 0;
   private readonly maxLogBytes: number;
+  private readonly maxLogEntries: number;
   private closed = false;
 
   constructor(opts: MemoryStorageOptions = {}) {
     this.fanout = new WatchFanout({ maxPendingPerWatcher: opts.maxPendingPerWatcher });
     this.maxLogBytes = opts.maxLogBytes ?? Infinity;
+    this.maxLogEntries = Math.max(1, opts.maxLogEntries ?? Infinity);
   }
 
   private assertOpen(key = ''): void {
@@ -81,37 +107,38 @@ export class MemoryStorage implements Storage {
     this.rev = ev.kv.modRevision;
     this.log.push(ev);
     this.logSize += logBytes(ev);
-    if (this.logSize > this.maxLogBytes) {
-      // NOTE: compacts to the newest revision that leaves at most 90% of the bound in the log.
+    if (this.logSize > this.maxLogBytes || this.log.length - this.logHead > this.maxLogEntries) {
+      // NOTE: compacts to the newest revision that leaves at most 90% of each bound in the log.
       let size = this.logSize;
       let i = this.logHead;
-      while (i < this.log.length - 1 && size > this.maxLogBytes * 0.9) size -= logBytes(this.log[i++]);
+      const keep = Math.floor(this.maxLogEntries * 0.9);
+      while (i < this.log.length - 1 && (size > this.maxLogBytes * 0.9 || this.log.length - i > keep)) size -= logBytes(this.log[i++]);
       if (i > this.logHead) this.compact(this.log[i - 1].kv.modRevision);
     }
     if (this.fanout.hasWatchers()) this.fanout.publish(ev);
   }
 
   /** Creates `key` at the next revision; KeyExists if it is live. */
-  create(key: string, value: string): KeyValue {
+  create(key: string, value: StoredValue): KeyValue {
     this.assertOpen(key);
     const existing = this.entries.get(key);
     if (existing) throw new StorageError('KeyExists', key, existing.modRevision, `key ${key} already exists`);
     const id = this.rev + 1;
-    const kv: KeyValue = { key, value, modRevision: id, createRevision: id };
+    const kv = keyValue(key, value, id, id);
     this.entries.upsert(kv);
     this.append({ type: 'ADDED', kv });
     return kv;
   }
 
   /** Compare-and-swap on the key's modRevision: KeyNotFound if absent, Conflict if it moved on. */
-  update(key: string, value: string, expectedRevision: number): KeyValue {
+  update(key: string, value: StoredValue, expectedRevision: number): KeyValue {
     this.assertOpen(key);
     const prevKv = this.entries.get(key);
     if (!prevKv) throw new StorageError('KeyNotFound', key, expectedRevision, `key ${key} not found`);
     if (prevKv.modRevision !== expectedRevision) {
       throw new StorageError('Conflict', key, prevKv.modRevision, `key ${key} is at revision ${prevKv.modRevision}, not ${expectedRevision}`);
     }
-    const kv: KeyValue = { key, value, modRevision: this.rev + 1, createRevision: prevKv.createRevision };
+    const kv = keyValue(key, value, this.rev + 1, prevKv.createRevision);
     this.entries.upsert(kv);
     this.append({ type: 'MODIFIED', kv, prevKv });
     return kv;
@@ -125,7 +152,7 @@ export class MemoryStorage implements Storage {
     if (expectedRevision !== undefined && prevKv.modRevision !== expectedRevision) {
       throw new StorageError('Conflict', key, prevKv.modRevision, `key ${key} is at revision ${prevKv.modRevision}, not ${expectedRevision}`);
     }
-    const kv: KeyValue = { key, value: prevKv.value, modRevision: this.rev + 1, createRevision: prevKv.createRevision };
+    const kv = keyValue(key, prevKv.deferred ?? prevKv.value, this.rev + 1, prevKv.createRevision);
     this.entries.remove(key);
     this.append({ type: 'DELETED', kv, prevKv });
     return kv;

@@ -4,7 +4,9 @@
 import Database from 'better-sqlite3';
 import {
   StorageError,
+  textOf,
   type KeyValue,
+  type StoredValue,
   type ListOptions,
   type ListResult,
   type Storage,
@@ -263,11 +265,11 @@ export class SqliteStorage implements Storage {
   }
 
   /** Creates `key` at the next revision; KeyExists if it is live. */
-  create(key: string, value: string): KeyValue {
+  create(key: string, value: StoredValue): KeyValue {
     this.assertOpen(key);
     let kv: KeyValue;
     try {
-      kv = this.txCreate.immediate(key, value);
+      kv = this.txCreate.immediate(key, textOf(value));
     } catch (err) {
       if (isConstraintError(err)) throw new StorageError('KeyExists', key, 0, `key ${key} already exists`);
       throw err;
@@ -341,12 +343,12 @@ export class SqliteStorage implements Storage {
   }
 
   /** Compare-and-swap on the key's modRevision: KeyNotFound if absent, Conflict if it moved on. */
-  update(key: string, value: string, expectedRevision: number): KeyValue {
+  update(key: string, value: StoredValue, expectedRevision: number): KeyValue {
     this.assertOpen(key);
     let kv: KeyValue;
     let prevKv: KeyValue;
     try {
-      [kv, prevKv] = this.txUpdate.immediate(key, value, expectedRevision);
+      [kv, prevKv] = this.txUpdate.immediate(key, textOf(value), expectedRevision);
     } catch (err) {
       if (isConstraintError(err)) throw new StorageError('Conflict', key, expectedRevision, `key ${key} was modified concurrently`);
       throw err;

@@ -6,6 +6,7 @@ import { realClock, type Clock } from '../machinery/clock.ts';
 import {
   StorageError,
   type KeyValue,
+  type StoredValue,
   type ListOptions,
   type ListResult,
   type Storage,
@@ -28,6 +29,7 @@ export interface WatchCacheOptions {
   /**
    * At most this many characters of keys and values (kv and prevKv, counted per event) in the
    * in-memory history (default: no bound). Watches starting before the history read `inner`.
+   * Deferred values (see DeferredValue) count only their keys: `maxHistoryEvents` bounds them.
    */
   maxHistoryBytes?: number;
   /** Slow-watcher bound: pending live events per watcher before it is terminated (default 10,000). */
@@ -71,8 +73,13 @@ function bisectAfter(h: readonly StorageEvent[], lo: number, after: number): num
   return lo;
 }
 
+/** The characters of a value's text; 0 for a deferred value, whose text may never be made. */
+function valueBytes(kv: KeyValue): number {
+  return kv.deferred === undefined ? kv.value.length : 0;
+}
+
 function eventBytes(ev: StorageEvent): number {
-  return ev.kv.key.length + ev.kv.value.length + (ev.prevKv ? ev.prevKv.value.length : 0);
+  return ev.kv.key.length + valueBytes(ev.kv) + (ev.prevKv ? valueBytes(ev.prevKv) : 0);
 }
 
 /**
@@ -163,7 +170,7 @@ export class WatchCache implements Storage {
   }
 
   /** Creates through `inner`, then caches. */
-  create(key: string, value: string): KeyValue {
+  create(key: string, value: StoredValue): KeyValue {
     this.assertOpen(key);
     const kv = this.inner.create(key, value);
     if (!this.readThrough) this.entries.upsert(kv);
@@ -172,7 +179,7 @@ export class WatchCache implements Storage {
   }
 
   /** Updates through `inner` (which decides Conflict / KeyNotFound), then caches. */
-  update(key: string, value: string, expectedRevision: number): KeyValue {
+  update(key: string, value: StoredValue, expectedRevision: number): KeyValue {
     this.assertOpen(key);
     const prevKv = this.current(key);
     const kv = this.inner.update(key, value, expectedRevision);
