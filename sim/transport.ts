@@ -7,6 +7,8 @@ import type { SimEnvironment } from './env.ts';
 /** What the simulated network talks to: an API server's `handle` (e.g. `ApiServer` of core/apiserver/handler.ts). */
 export interface SimServer {
   handle(req: ApiRequest): ApiResponse | Promise<ApiResponse>;
+  /** See `Transport.isShared`: arrays the server shares with its clients, which request bodies may hold uncopied. */
+  readonly isShared?: (array: readonly unknown[]) => boolean;
 }
 
 /**
@@ -95,6 +97,8 @@ const UNAVAILABLE_BODY = JSON.stringify({
 export class SimNetwork {
   readonly env: SimEnvironment;
   private readonly server: SimServer;
+  /** @internal The server's `isShared` (see `Transport.isShared`). */
+  readonly isShared: ((array: readonly unknown[]) => boolean) | undefined;
   private readonly rngFor: (client: string) => Rng;
   private readonly requestLatency: Distribution;
   private readonly responseLatency: Distribution;
@@ -115,6 +119,7 @@ export class SimNetwork {
   constructor(opts: SimNetworkOptions) {
     this.env = opts.env;
     this.server = opts.server;
+    this.isShared = opts.server.isShared;
     this.rngFor = opts.rngFor;
     this.requestLatency = toDistribution(opts.requestLatency, 'requestLatency');
     this.responseLatency = toDistribution(opts.responseLatency, 'responseLatency');
@@ -382,6 +387,8 @@ export class SimTransport implements Transport {
   readonly decodedBodies: boolean;
   /** See {@link SimNetworkOptions.decodedResponses}. */
   readonly decodedResponses: boolean;
+  /** See `Transport.isShared` (only with decoded bodies). */
+  readonly isShared: ((array: readonly unknown[]) => boolean) | undefined;
 
   constructor(
     private readonly net: SimNetwork,
@@ -391,6 +398,7 @@ export class SimTransport implements Transport {
   ) {
     this.decodedBodies = net.decodedBodies;
     this.decodedResponses = net.decodedResponses;
+    this.isShared = net.decodedBodies ? net.isShared : undefined;
   }
 
   request(req: ApiRequest): Promise<ApiResponse> {

@@ -41,6 +41,8 @@ export interface CheckOptions {
    * `unchanged` are not walked again, since they can hold neither unknown fields nor type errors.
    */
   unchanged?: unknown;
+  /** Arrays known to check clean wherever they appear (the server's own shared managedFields lists): not walked. */
+  shared?: (array: readonly unknown[]) => boolean;
 }
 
 const K_STRING = 0;
@@ -450,7 +452,10 @@ class Walk {
   private struct = '';
   literals?: ReadonlyMap<string, string>;
 
-  constructor(private readonly prune: boolean) {}
+  constructor(
+    private readonly prune: boolean,
+    private readonly shared?: (array: readonly unknown[]) => boolean,
+  ) {}
 
   strictPath(extraKey?: string): string {
     let s = '';
@@ -532,6 +537,7 @@ class Walk {
   private field(f: FieldPlan, v: unknown, old: unknown): void {
     if (f.list) {
       if (!Array.isArray(v)) return this.typeError(jsonKind(v), f.goType);
+      if (this.shared !== undefined && this.shared(v)) return;
       const olds = Array.isArray(old) ? old : undefined;
       for (let i = 0; i < v.length; i++) {
         const e = v[i];
@@ -849,7 +855,7 @@ function plainJson(text: string, obj: unknown): boolean {
  */
 export function checkFields(messageName: string, obj: unknown, rawJson?: string, opts: CheckOptions = {}): FieldCheck {
   const root = planFor(messageName, true);
-  const walk = new Walk(opts.prune ?? false);
+  const walk = new Walk(opts.prune ?? false, opts.shared);
   let scan: RawScan | undefined;
   if (rawJson !== undefined && !plainJson(rawJson, obj)) {
     try {

@@ -131,6 +131,12 @@ type InfoCarrier = ApiRequest & { [REQUEST_INFO]?: RequestInfo };
 export class ApiServer {
   readonly registry: Registry;
   readonly metrics: ApiMetrics;
+  /**
+   * Whether `array` is part of an object this server shares with in-process clients (a stored
+   * object's managedFields list; see `Transport.isShared`): it never changes, and a decoded request
+   * body may hold it uncopied. The server only reads such arrays and skips checking their fields.
+   */
+  readonly isShared = (array: readonly unknown[]): boolean => this.registry.isSharedPart(array);
   private readonly stages: Stage[];
   private readonly opts: Required<Omit<ApiServerOptions, 'services' | 'ready'>> & Pick<ApiServerOptions, 'ready'>;
 
@@ -347,7 +353,7 @@ export class ApiServer {
   private validateFields(req: ApiRequest, obj: any, raw: string | undefined, kind: string, group: string, version: string): string[] {
     const level = this.fieldValidation(req);
     const message = messageNameForKind(group, version, kind);
-    const res = checkFields(message, obj, level === 'Ignore' ? undefined : raw, { prune: true });
+    const res = checkFields(message, obj, level === 'Ignore' ? undefined : raw, { prune: true, shared: req.object !== undefined ? this.isShared : undefined });
     if (res.typeErrors.length > 0) throw badRequest(typeErrorMessage(kind, version, res.typeErrors[0]));
     const warnings: string[] = [];
     if (level === 'Strict' && (res.unknownFields.length || res.duplicateFields.length)) {

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { FIELD_PATH_SEP, fieldLeaves, fieldsV1Of, fieldsV1Paths, leafChanges, updateManagedFields, type ManagedFieldsEntry } from './managedfields.ts';
 import { K8S_API_DIR, typeModel } from './typemodel.ts';
+import { TestServer, pod as podObject } from './testing.ts';
 
 const POD = 'k8s.io.api.core.v1.Pod';
 
@@ -252,5 +253,61 @@ describe('leafChanges on every Kubernetes fixture', () => {
     assert.deepEqual([...leafChanges(mk([NaN]), mk([null]), POD, 'main').changed], []);
     assert.deepEqual([...leafChanges(mk(['1']), mk([1]), POD, 'main').changed], [argsPath]);
     assert.deepEqual([...leafChanges(mk([{ a: 1, b: 2 }]), mk([{ b: 2, a: 1 }]), POD, 'main').changed], []);
+  });
+});
+
+describe('managedFields a client edits or resets (non-apply writes)', () => {
+  const CMS = '/api/v1/namespaces/default/configmaps';
+  const merge = { 'content-type': 'application/merge-patch+json' };
+  const setup = async () => {
+    const s = new TestServer();
+    await s.request('POST', `${CMS}?fieldManager=creator`, { metadata: { name: 'a', labels: { app: 'x' } }, data: { k: 'v' } });
+    const patched = await s.request('PATCH', `${CMS}/a?fieldManager=editor`, { data: { k: 'w' } }, merge);
+    assert.deepEqual(patched.body.metadata.managedFields.map((e: any) => e.manager), ['creator', 'editor']);
+    return { s, live: patched.body };
+  };
+
+  it('a list of one empty entry strips them all, and the write takes a new resourceVersion', async () => {
+    const { s, live } = await setup();
+    const reset = await s.request('PATCH', `${CMS}/a?fieldManager=resetter`, { metadata: { managedFields: [{}] } }, merge);
+    assert.equal(reset.status, 200, JSON.stringify(reset.body));
+    assert.equal(reset.body.metadata.managedFields, undefined);
+    assert.ok(Number(reset.body.metadata.resourceVersion) > Number(live.metadata.resourceVersion));
+    assert.equal((await s.request('GET', `${CMS}/a`)).body.metadata.managedFields, undefined);
+  });
+
+  it('with other changes the reset comes first: the writer then owns only what it changed', async () => {
+    const { s } = await setup();
+    const reset = await s.request('PATCH', `${CMS}/a?fieldManager=resetter`, { metadata: { managedFields: [{}], labels: { tier: 'web' } } }, merge);
+    assert.deepEqual(reset.body.metadata.managedFields.map((e: any) => [e.manager, e.operation]), [['resetter', 'Update']]);
+    assert.deepEqual(reset.body.metadata.managedFields[0].fieldsV1, { 'f:metadata': { 'f:labels': { 'f:tier': {} } } });
+  });
+
+  it('an empty list does not reset them, and neither does sending the live list back', async () => {
+    const { s, live } = await setup();
+    const empty = await s.request('PATCH', `${CMS}/a?fieldManager=other`, { metadata: { managedFields: [] } }, merge);
+    assert.deepEqual(empty.body.metadata.managedFields, live.metadata.managedFields);
+    assert.equal(empty.body.metadata.resourceVersion, live.metadata.resourceVersion, 'nothing changed: no write');
+    const same = await s.request('PUT', `${CMS}/a?fieldManager=other`, live);
+    assert.equal(same.body.metadata.resourceVersion, live.metadata.resourceVersion);
+  });
+
+  it('an edited list is kept: a PUT that drops an entry drops it', async () => {
+    const { s, live } = await setup();
+    const edited = { ...live, metadata: { ...live.metadata, managedFields: live.metadata.managedFields.filter((e: any) => e.manager !== 'editor') } };
+    const put = await s.request('PUT', `${CMS}/a?fieldManager=other`, edited);
+    assert.equal(put.status, 200, JSON.stringify(put.body));
+    assert.deepEqual(put.body.metadata.managedFields.map((e: any) => e.manager), ['creator']);
+    assert.ok(Number(put.body.metadata.resourceVersion) > Number(live.metadata.resourceVersion));
+  });
+
+  it('a subresource write ignores the list it is sent', async () => {
+    const s = new TestServer();
+    await s.request('POST', '/api/v1/namespaces/default/pods', podObject('p'));
+    const live = (await s.request('GET', '/api/v1/namespaces/default/pods/p')).body;
+    const res = await s.request('PATCH', '/api/v1/namespaces/default/pods/p/status?fieldManager=kubelet', { metadata: { managedFields: [{}] }, status: { phase: 'Running' } }, merge);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(res.body.metadata.managedFields.slice(0, live.metadata.managedFields.length), live.metadata.managedFields.map((e: any) => ({ ...e })));
+    assert.equal(res.body.metadata.managedFields.at(-1).manager, 'kubelet');
   });
 });

@@ -761,6 +761,8 @@ export function updateManagedFields(opts: {
   time: string;
   messageName: string | undefined;
   subresource?: string;
+  /** The entries the update starts from (default: `old`'s); see {@link editedManagedFields}. */
+  previous?: readonly ManagedFieldsEntry[];
 }): ManagedFieldsEntry[] {
   const scope = opts.subresource === 'status' ? 'status' : 'main';
   if (!opts.old) {
@@ -770,7 +772,7 @@ export function updateManagedFields(opts: {
     if (opts.subresource) entry.subresource = opts.subresource;
     return [entry];
   }
-  const previous: ManagedFieldsEntry[] = Array.isArray(opts.old.metadata?.managedFields) ? opts.old.metadata.managedFields : [];
+  const previous: readonly ManagedFieldsEntry[] = opts.previous ?? (Array.isArray(opts.old.metadata?.managedFields) ? opts.old.metadata.managedFields : []);
   const { changed, removed } = leafChanges(opts.old, opts.obj, opts.messageName, scope);
 
   const entries: ManagedFieldsEntry[] = [];
@@ -810,6 +812,27 @@ export function updateManagedFields(opts: {
     entries.push(entry);
   }
   return entries;
+}
+
+/** Whether `mf` is the request to strip managedFields: a list of one empty entry (an empty list is not). */
+export function isManagedFieldsReset(mf: unknown): boolean {
+  if (!Array.isArray(mf) || mf.length !== 1) return false;
+  const e = mf[0];
+  return e !== null && typeof e === 'object' && !Array.isArray(e) && Object.keys(e).length === 0;
+}
+
+/**
+ * The entries a non-apply update starts from when they are not the live ones, as Kubernetes' field
+ * manager chooses them: none after a reset (`[{}]`), or the request's own non-empty list when it
+ * differs from the live one (a client may edit managedFields). Undefined when the update starts
+ * from the live list: the request sends none, an empty list or the live list again, writes a
+ * subresource, or resets an object that has no entries anyway.
+ */
+export function editedManagedFields(incoming: unknown, live: unknown, subresource: string | undefined): readonly ManagedFieldsEntry[] | undefined {
+  if (subresource || !Array.isArray(incoming) || incoming.length === 0 || incoming === live) return undefined;
+  const liveEntries = Array.isArray(live) ? (live as ManagedFieldsEntry[]) : [];
+  if (isManagedFieldsReset(incoming)) return liveEntries.length === 0 ? undefined : [];
+  return deepEqual(incoming, liveEntries) ? undefined : (incoming as ManagedFieldsEntry[]);
 }
 
 /** The field manager for a request: `fieldManager`, else the User-Agent up to its first `/`. */

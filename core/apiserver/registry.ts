@@ -8,7 +8,7 @@ import { checkFieldSelector, fieldSelectorAttributes } from './fieldselectors.ts
 import { validateObjectMeta, validateObjectMetaUpdate } from '../machinery/metavalidation.ts';
 import { nameValidatorFor, type NameValidator } from '../machinery/names.ts';
 import { groupVersion, type ResourceInfo } from './resources.ts';
-import { updateManagedFields } from './managedfields.ts';
+import { editedManagedFields, updateManagedFields } from './managedfields.ts';
 import { messageNameForKind } from './typemodel.ts';
 import { deepEqualExcept } from '../machinery/deepequal.ts';
 import { formatTime } from '../machinery/time.ts';
@@ -317,7 +317,7 @@ export class Registry {
         obj = w && w.r === r && w.stored.holds(kv) ? this.sharedCopy(w.obj, kv) : this.decode(r, kv);
         if (this.isPlain(r)) this.storedTexts.set(obj, kv.value);
       }
-      if (this.freezeShared) deepFreeze(obj);
+      this.share(obj);
       this.remember(cache, kv, obj);
     }
     return obj;
@@ -327,8 +327,26 @@ export class Registry {
   private settle(d: StoredObject, obj: any, kv: KeyValue): void {
     const shared = this.sharedCopy(obj, kv);
     this.storedTexts.set(shared, d);
-    if (this.freezeShared) deepFreeze(shared);
+    this.share(shared);
     d.settle(shared, kv.modRevision);
+  }
+
+  /** Parts of shared decoded objects that clients may send back uncopied: their managedFields lists. */
+  private readonly sharedParts = new WeakSet<object>();
+
+  /**
+   * Whether `array` is the managedFields list of a shared decoded object (see {@link decodeShared}):
+   * JSON data that never changes. Request bodies from in-process clients may hold it uncopied.
+   */
+  isSharedPart(array: readonly unknown[]): boolean {
+    return this.sharedParts.has(array);
+  }
+
+  /** What every new shared decoded object gets: frozen in tests, its managedFields list marked. */
+  private share(obj: any): void {
+    if (this.freezeShared) deepFreeze(obj);
+    const mf = obj.metadata?.managedFields;
+    if (Array.isArray(mf)) this.sharedParts.add(mf);
   }
 
   private sharedCache(r: ResourceInfo): SharedCache {
@@ -399,7 +417,7 @@ export class Registry {
     if (shared === undefined) {
       shared = this.sharedCopy(obj, kv);
       this.storedTexts.set(shared, kv.value);
-      if (this.freezeShared) deepFreeze(shared);
+      this.share(shared);
       this.remember(cache, kv, shared);
     }
     return shared;
@@ -785,22 +803,31 @@ export class Registry {
     if (om.generation !== undefined) m.generation = deepEqualExcept(obj, old, NOT_SPEC) ? om.generation : om.generation + 1;
     const s = this.strategy(r);
     s.prepareForUpdate?.(obj, old, this.ctx, sub);
+    // The entries this update starts from when the request edits or resets (`[{}]`) managedFields.
+    const edited = opts.applied ? undefined : editedManagedFields(m.managedFields, om.managedFields, sub);
+    if (edited !== undefined && edited.length === 0) m.managedFields = undefined;
     const causes = this.validateMeta(r, obj, old);
     if (causes.length === 0 && s.validateUpdate) causes.push(...s.validateUpdate(obj, old, this.ctx, sub));
     this.failInvalid(r, obj, causes);
     if (om.deletionTimestamp && Array.isArray(m.finalizers) && m.finalizers.some((f: string) => !(om.finalizers ?? []).includes(f))) {
       throw invalid(r.kind, r.group, om.name, [{ reason: 'FieldValueForbidden', field: 'metadata.finalizers', message: 'Forbidden: no new finalizers can be added if the object is being deleted' }]);
     }
-    if (deepEqualExcept(obj, old, METADATA) && deepEqualExcept(m, om, opts.applied ? RESOURCE_VERSION : NOOP_META)) return old;
-    if (!opts.applied) m.managedFields = updateManagedFields({
-      old,
-      obj,
-      manager: opts.manager,
-      apiVersion: obj.apiVersion,
-      time: this.ctx.nowTime(),
-      messageName: messageNameForKind(r.group, r.version, r.kind),
-      subresource: sub,
-    });
+    if (edited === undefined && deepEqualExcept(obj, old, METADATA) && deepEqualExcept(m, om, opts.applied ? RESOURCE_VERSION : NOOP_META)) return old;
+    if (!opts.applied) {
+      const entries = updateManagedFields({
+        old,
+        obj,
+        manager: opts.manager,
+        apiVersion: obj.apiVersion,
+        time: this.ctx.nowTime(),
+        messageName: messageNameForKind(r.group, r.version, r.kind),
+        subresource: sub,
+        previous: edited,
+      });
+      // NOTE: no entries left (a reset and nothing else changed): the list goes, as Kubernetes omits it.
+      if (entries.length > 0) m.managedFields = entries;
+      else delete m.managedFields;
+    }
     // NOTE: not deleted (see encode); store() sets the new one.
     if (m.resourceVersion !== undefined) m.resourceVersion = undefined;
     if (m.finalizers && m.finalizers.length === 0) delete m.finalizers;

@@ -14,7 +14,9 @@ export interface ApiRequest {
   /**
    * The JSON body already decoded, from an in-process client (the simulator's transport), in
    * place of `body`: a value the server now owns, exactly what parsing the JSON text would give
-   * (see `jsonClone`). Only for JSON content types. The body size limit does not apply to it.
+   * (see `jsonClone`), except that arrays the server shares with its clients (`ApiServer.isShared`)
+   * may be held as they are: the server only reads those. Only for JSON content types. The body
+   * size limit does not apply to it.
    */
   object?: unknown;
   /** The authenticated user, once authentication exists. */

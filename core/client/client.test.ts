@@ -136,3 +136,23 @@ test('discardResult: a successful write resolves to undefined without decoding; 
   assert.equal((await cms.get('a')).data.k, 'w');
   await assert.rejects(cms.create(configMap('a', { app: 'x' }), { discardResult: true }), (e) => isAlreadyExists(e));
 });
+
+test('over an in-process transport, a body holding a managedFields list the server shares sends it uncopied; the server keeps it unchanged', async () => {
+  const s = new TestServer({ storage: 'memory' });
+  const received: any[] = [];
+  // What each request's body holds as managedFields when the server gets it (the server then sets its own).
+  const transport = new InProcessTransport((req) => (received.push((req.object as any)?.metadata?.managedFields), s.api.handle(req)), s.api.isShared);
+  const cms = new Client({ transport, userAgent: 'kubelet/v1.27.0' }).resource({ group: '', version: 'v1', resource: 'configmaps' }).namespace('default');
+  const created = await cms.create({ metadata: { name: 'a' }, data: { k: 'v' } });
+  assert.ok(Object.isFrozen(created.metadata.managedFields), 'the test server froze the shared object');
+  const updated = await cms.update({ ...created, metadata: { ...created.metadata }, data: { k: 'w' } });
+  assert.equal(received.at(-1), created.metadata.managedFields, 'the shared list went as it is');
+  assert.equal(updated.data.k, 'w');
+  assert.equal(created.data.k, 'v', 'what the caller holds is unchanged');
+  assert.deepEqual(updated.metadata.managedFields.map((e: any) => [e.manager, Object.keys(e.fieldsV1)]), [['kubelet', ['f:data']]]);
+  // A list of the caller's own is copied as ever.
+  const own = structuredClone(updated.metadata.managedFields);
+  await cms.update({ ...updated, metadata: { ...updated.metadata, managedFields: own }, data: { k: 'x' } });
+  assert.notEqual(received.at(-1), own);
+  assert.deepEqual(received.at(-1), own);
+});

@@ -319,8 +319,9 @@ export class Client {
     const req: ApiRequest = { method, path, query, headers };
     if (body !== undefined) {
       headers['content-type'] = contentType;
-      // NOTE: an in-process server gets a copy it owns, exactly what it would have parsed.
-      if (this.transport.decodedBodies && (contentType === 'application/json' || contentType.endsWith('+json'))) req.object = jsonClone(body);
+      // NOTE: an in-process server gets a copy it owns, exactly what it would have parsed (less the
+      // copies of arrays it shares with its clients, which it only reads).
+      if (this.transport.decodedBodies && (contentType === 'application/json' || contentType.endsWith('+json'))) req.object = jsonClone(body, this.transport.isShared);
       else req.body = Buffer.from(JSON.stringify(body));
     }
     return this.transport.request(req);

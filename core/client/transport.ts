@@ -17,6 +17,12 @@ export interface Transport {
    * then shared with the server and must not be mutated.
    */
   readonly decodedResponses?: boolean;
+  /**
+   * Whether `array` is part of an object the in-process server shares with its clients (a stored
+   * object's managedFields list): a decoded request body may hold it as it is instead of a copy,
+   * since the server only reads it. Absent: every body is copied whole.
+   */
+  readonly isShared?: (array: readonly unknown[]) => boolean;
 }
 
 /**
@@ -30,7 +36,11 @@ export class InProcessTransport implements Transport {
   /** Always true; see {@link Transport.decodedResponses}. */
   readonly decodedResponses = true;
 
-  constructor(private readonly handle: (req: ApiRequest) => ApiResponse | Promise<ApiResponse>) {}
+  /** `isShared`: see {@link Transport.isShared} (the server's `isShared`, when it is an ApiServer). */
+  constructor(
+    private readonly handle: (req: ApiRequest) => ApiResponse | Promise<ApiResponse>,
+    readonly isShared?: (array: readonly unknown[]) => boolean,
+  ) {}
 
   async request(req: ApiRequest): Promise<ApiResponse> {
     return this.handle(req);

@@ -36,3 +36,15 @@ test('jsonClone throws where JSON.stringify throws: a cycle, a BigInt', () => {
   assert.throws(() => jsonClone(cyclic), TypeError);
   assert.throws(() => jsonClone({ n: 1n }), TypeError);
 });
+
+test('jsonClone keeps the arrays `keep` accepts, and copies everything else as JSON would', () => {
+  const kept = [{ a: 1 }];
+  const other = [{ b: 2 }];
+  const value = { x: kept, y: { z: other, u: undefined }, w: [kept] };
+  const copy = jsonClone(value, (a) => a === kept);
+  assert.equal(copy.x, kept);
+  assert.equal(copy.w[0], kept);
+  assert.notEqual(copy.y.z, other);
+  assert.deepEqual(copy, JSON.parse(JSON.stringify(value)));
+  assert.notEqual(jsonClone(value).x, kept);
+});

@@ -5,9 +5,13 @@
  * elements become null, non-finite numbers become null and -0 becomes 0. Anything else (a
  * `toJSON` method, a class instance, a Map) is copied through JSON itself, so the guarantee holds
  * for every input; a cycle or a BigInt throws as JSON.stringify does.
+ *
+ * Arrays `keep` accepts are not copied: the copy holds them as they are. The caller vouches that
+ * they are JSON data that nobody changes (an API server's own shared objects, see
+ * `Transport.isShared`); the result then equals the JSON round trip except in identity.
  */
-export function jsonClone<T>(value: T): T {
-  return cloneValue(value, 0) as T;
+export function jsonClone<T>(value: T, keep?: (array: readonly unknown[]) => boolean): T {
+  return cloneValue(value, 0, keep) as T;
 }
 
 const MAX_DEPTH = 1000;
@@ -17,7 +21,7 @@ function viaJson(v: unknown): unknown {
   return text === undefined ? undefined : JSON.parse(text);
 }
 
-function cloneValue(v: unknown, depth: number): unknown {
+function cloneValue(v: unknown, depth: number, keep: ((array: readonly unknown[]) => boolean) | undefined): unknown {
   switch (typeof v) {
     case 'string':
     case 'boolean':
@@ -33,11 +37,12 @@ function cloneValue(v: unknown, depth: number): unknown {
   // NOTE: past this depth (a cycle, most likely) JSON decides, and throws what it throws.
   if (depth > MAX_DEPTH) return viaJson(v);
   if (Array.isArray(v)) {
+    if (keep !== undefined && keep(v)) return v;
     const out = new Array(v.length);
     for (let i = 0; i < v.length; i++) {
       const e = v[i];
       const t = typeof e;
-      out[i] = e === undefined || t === 'function' || t === 'symbol' ? null : cloneValue(e, depth + 1);
+      out[i] = e === undefined || t === 'function' || t === 'symbol' ? null : cloneValue(e, depth + 1, keep);
     }
     return out;
   }
@@ -49,7 +54,7 @@ function cloneValue(v: unknown, depth: number): unknown {
     const e = (v as Record<string, unknown>)[k];
     const t = typeof e;
     if (e === undefined || t === 'function' || t === 'symbol') continue;
-    out[k] = cloneValue(e, depth + 1);
+    out[k] = cloneValue(e, depth + 1, keep);
   }
   return out;
 }
