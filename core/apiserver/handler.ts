@@ -133,7 +133,7 @@ export class ApiServer {
   readonly metrics: ApiMetrics;
   /**
    * Whether `array` is part of an object this server shares with in-process clients (a stored
-   * object's managedFields list; see `Transport.isShared`): it never changes, and a decoded request
+   * object's managedFields or ownerReferences list; see `Transport.isShared`): it never changes, and a decoded request
    * body may hold it uncopied. The server only reads such arrays and skips checking their fields.
    */
   readonly isShared = (array: readonly unknown[]): boolean => this.registry.isSharedPart(array);

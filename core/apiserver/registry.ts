@@ -331,22 +331,25 @@ export class Registry {
     d.settle(shared, kv.modRevision);
   }
 
-  /** Parts of shared decoded objects that clients may send back uncopied: their managedFields lists. */
+  /** Parts of shared decoded objects that clients may send back uncopied: their managedFields and ownerReferences lists. */
   private readonly sharedParts = new WeakSet<object>();
 
   /**
-   * Whether `array` is the managedFields list of a shared decoded object (see {@link decodeShared}):
-   * JSON data that never changes. Request bodies from in-process clients may hold it uncopied.
+   * Whether `array` is the managedFields or ownerReferences list of a shared decoded object (see
+   * {@link decodeShared}): JSON data that never changes, which the server only ever reads. Request
+   * bodies from in-process clients may hold it uncopied.
    */
   isSharedPart(array: readonly unknown[]): boolean {
     return this.sharedParts.has(array);
   }
 
-  /** What every new shared decoded object gets: frozen in tests, its managedFields list marked. */
+  /** What every new shared decoded object gets: frozen in tests, its managedFields and ownerReferences lists marked. */
   private share(obj: any): void {
     if (this.freezeShared) deepFreeze(obj);
-    const mf = obj.metadata?.managedFields;
-    if (Array.isArray(mf)) this.sharedParts.add(mf);
+    const m = obj.metadata;
+    if (m === undefined || m === null) return;
+    if (Array.isArray(m.managedFields)) this.sharedParts.add(m.managedFields);
+    if (Array.isArray(m.ownerReferences)) this.sharedParts.add(m.ownerReferences);
   }
 
   private sharedCache(r: ResourceInfo): SharedCache {
@@ -684,8 +687,9 @@ export class Registry {
   private validateMeta(r: ResourceInfo, obj: any, old: any | undefined): StatusCause[] {
     let nameValidator = this.nameValidatorOf.get(r);
     if (nameValidator === undefined) this.nameValidatorOf.set(r, (nameValidator = nameValidatorFor(r.group, r.resource)));
-    const errs = validateObjectMeta(obj.metadata, { namespaced: r.namespaced, nameValidator, isCreate: !old });
-    if (old) errs.push(...validateObjectMetaUpdate({ ...obj.metadata, resourceVersion: old.metadata.resourceVersion }, old.metadata));
+    const errs = validateObjectMeta(obj.metadata, { namespaced: r.namespaced, nameValidator, isCreate: !old, unchanged: old?.metadata });
+    // NOTE: the update checks repeat the content checks above, whose errors would be dropped as duplicates.
+    if (old) errs.push(...validateObjectMetaUpdate({ ...obj.metadata, resourceVersion: old.metadata.resourceVersion }, old.metadata, { contentChecked: true }));
     const seen = new Set<string>();
     const causes: StatusCause[] = [];
     for (const e of errs) {

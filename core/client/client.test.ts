@@ -141,15 +141,21 @@ test('over an in-process transport, a body holding a managedFields list the serv
   const s = new TestServer({ storage: 'memory' });
   const received: any[] = [];
   // What each request's body holds as managedFields when the server gets it (the server then sets its own).
-  const transport = new InProcessTransport((req) => (received.push((req.object as any)?.metadata?.managedFields), s.api.handle(req)), s.api.isShared);
+  const owners: any[] = [];
+  const transport = new InProcessTransport((req) => (received.push((req.object as any)?.metadata?.managedFields), owners.push((req.object as any)?.metadata?.ownerReferences), s.api.handle(req)), s.api.isShared);
   const cms = new Client({ transport, userAgent: 'kubelet/v1.27.0' }).resource({ group: '', version: 'v1', resource: 'configmaps' }).namespace('default');
-  const created = await cms.create({ metadata: { name: 'a' }, data: { k: 'v' } });
+  const created = await cms.create({ metadata: { name: 'a', ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: 'n', uid: 'u-1' }] }, data: { k: 'v' } });
   assert.ok(Object.isFrozen(created.metadata.managedFields), 'the test server froze the shared object');
   const updated = await cms.update({ ...created, metadata: { ...created.metadata }, data: { k: 'w' } });
   assert.equal(received.at(-1), created.metadata.managedFields, 'the shared list went as it is');
+  assert.equal(owners.at(-1), created.metadata.ownerReferences, 'and so did the ownerReferences');
+  assert.deepEqual(updated.metadata.ownerReferences, created.metadata.ownerReferences);
+  // A patch is merged by the server: its body is copied whole.
+  await cms.patch('a', { metadata: { ownerReferences: updated.metadata.ownerReferences } }, 'merge');
+  assert.notEqual(owners.at(-1), updated.metadata.ownerReferences);
   assert.equal(updated.data.k, 'w');
   assert.equal(created.data.k, 'v', 'what the caller holds is unchanged');
-  assert.deepEqual(updated.metadata.managedFields.map((e: any) => [e.manager, Object.keys(e.fieldsV1)]), [['kubelet', ['f:data']]]);
+  assert.deepEqual(updated.metadata.managedFields.map((e: any) => [e.manager, Object.keys(e.fieldsV1)]), [['kubelet', ['f:metadata', 'f:data']]]);
   // A list of the caller's own is copied as ever.
   const own = structuredClone(updated.metadata.managedFields);
   await cms.update({ ...updated, metadata: { ...updated.metadata, managedFields: own }, data: { k: 'x' } });

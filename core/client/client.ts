@@ -319,9 +319,12 @@ export class Client {
     const req: ApiRequest = { method, path, query, headers };
     if (body !== undefined) {
       headers['content-type'] = contentType;
-      // NOTE: an in-process server gets a copy it owns, exactly what it would have parsed (less the
-      // copies of arrays it shares with its clients, which it only reads).
-      if (this.transport.decodedBodies && (contentType === 'application/json' || contentType.endsWith('+json'))) req.object = jsonClone(body, this.transport.isShared);
+      // NOTE: an in-process server gets a copy it owns, exactly what it would have parsed. An object
+      // sent whole (not a patch, which the server merges) may hold arrays the server shares with
+      // its clients as they are: the server only reads those.
+      if (this.transport.decodedBodies && (contentType === 'application/json' || contentType.endsWith('+json'))) {
+        req.object = jsonClone(body, contentType === 'application/json' ? this.transport.isShared : undefined);
+      }
       else req.body = Buffer.from(JSON.stringify(body));
     }
     return this.transport.request(req);

@@ -19,7 +19,8 @@ export interface Transport {
   readonly decodedResponses?: boolean;
   /**
    * Whether `array` is part of an object the in-process server shares with its clients (a stored
-   * object's managedFields list): a decoded request body may hold it as it is instead of a copy,
+   * object's managedFields or ownerReferences list): a decoded request body (an object sent
+   * whole, not a patch) may hold it as it is instead of a copy,
    * since the server only reads it. Absent: every body is copied whole.
    */
   readonly isShared?: (array: readonly unknown[]) => boolean;

@@ -264,3 +264,18 @@ test('validateLabelSelector follows metav1 validation', () => {
   assert.deepEqual(validateLabelSelector({ matchExpressions: [{ key: 'd', operator: 'In', values: ['not ok'] }] }, p, { allowInvalidLabelValueInSelector: true }), []);
   assert.match(strings(validateLabelSelector({ matchLabels: { 'a/b/c': 'x' } }, p))[0], /^spec\.selector\.matchLabels: Invalid value: "a\/b\/c"/);
 });
+
+test('an update does not check again the members it keeps from the stored metadata (the very same values)', () => {
+  const labels = { 'bad key!': 'v' };
+  const ownerReferences = [{ apiVersion: 'v1', kind: 'Node', name: 'n' }];
+  const old = { name: 'a', namespace: 'n', labels, ownerReferences };
+  assert.deepEqual(validateObjectMeta({ ...old }, { ...namespaced, unchanged: old }), []);
+  // Equal but not the same values are checked as ever.
+  const fresh = strings(validateObjectMeta({ ...old, labels: { ...labels }, ownerReferences: [...ownerReferences] }, { ...namespaced, unchanged: old }));
+  assert.ok(fresh.some((e) => e.startsWith('metadata.labels: Invalid value: "bad key!"')), fresh.join('\n'));
+  assert.ok(fresh.some((e) => e.startsWith('metadata.ownerReferences.uid: Invalid value: "": uid must not be empty')), fresh.join('\n'));
+  assert.deepEqual(fresh, strings(validateObjectMeta({ ...old }, namespaced)));
+  // With contentChecked, the update checks leave the content to validateObjectMeta.
+  assert.deepEqual(validateObjectMetaUpdate({ ...old, resourceVersion: '1' }, { ...old, resourceVersion: '1' }, { contentChecked: true }), []);
+  assert.ok(validateObjectMetaUpdate({ ...old, resourceVersion: '1' }, { ...old, resourceVersion: '1' }).length > 0);
+});

@@ -196,6 +196,12 @@ export interface ObjectMetaValidationOptions {
   kubeFinalizers?: boolean;
   /** Path of the metadata (default `metadata`; e.g. `spec.template.metadata`). */
   fieldPath?: string;
+  /**
+   * The stored metadata this is an update of: labels, annotations, ownerReferences, finalizers
+   * and managedFields that are the very same values (===) as its own were valid when stored and
+   * are not checked again.
+   */
+  unchanged?: any;
 }
 
 function str(v: unknown): string {
@@ -382,12 +388,15 @@ export function validateObjectMeta(meta: any, opts: ObjectMetaValidationOptions)
   const generation = asInt(meta?.generation);
   if (generation !== undefined && generation < 0) errs.push(fieldInvalid(`${path}.generation`, generation, IS_NEGATIVE_ERROR_MSG));
 
-  errs.push(...validateLabels(meta?.labels, `${path}.labels`));
-  errs.push(...validateAnnotations(meta?.annotations, `${path}.annotations`));
-  errs.push(...validateOwnerReferences(meta?.ownerReferences, `${path}.ownerReferences`));
-  errs.push(...validateFinalizers(meta?.finalizers, `${path}.finalizers`));
-  errs.push(...validateManagedFields(meta?.managedFields, `${path}.managedFields`));
-  if (opts.kubeFinalizers ?? true) errs.push(...kubeFinalizerErrors(meta?.finalizers, path));
+  const old = opts.unchanged;
+  const changed = (f: string): boolean => old === undefined || old === null || meta?.[f] !== old[f];
+  if (changed('labels')) errs.push(...validateLabels(meta?.labels, `${path}.labels`));
+  if (changed('annotations')) errs.push(...validateAnnotations(meta?.annotations, `${path}.annotations`));
+  if (changed('ownerReferences')) errs.push(...validateOwnerReferences(meta?.ownerReferences, `${path}.ownerReferences`));
+  const finalizers = changed('finalizers');
+  if (finalizers) errs.push(...validateFinalizers(meta?.finalizers, `${path}.finalizers`));
+  if (changed('managedFields')) errs.push(...validateManagedFields(meta?.managedFields, `${path}.managedFields`));
+  if (finalizers && (opts.kubeFinalizers ?? true)) errs.push(...kubeFinalizerErrors(meta?.finalizers, path));
   return errs;
 }
 
@@ -422,7 +431,16 @@ function sameInstant(a: unknown, b: unknown): boolean {
  * deleting; labels, annotations, ownerReferences and managedFields of the new object valid.
  * Unconditional updates must have had the stored resourceVersion filled in before calling this.
  */
-export function validateObjectMetaUpdate(newMeta: any, oldMeta: any, opts: { kubeFinalizers?: boolean; fieldPath?: string } = {}): FieldError[] {
+export function validateObjectMetaUpdate(
+  newMeta: any,
+  oldMeta: any,
+  opts: {
+    kubeFinalizers?: boolean;
+    fieldPath?: string;
+    /** validateObjectMeta already checked the new metadata: its labels, annotations, ownerReferences, managedFields and finalizer names are not checked again. */
+    contentChecked?: boolean;
+  } = {},
+): FieldError[] {
   const path = opts.fieldPath ?? 'metadata';
   const errs: FieldError[] = [];
 
@@ -456,6 +474,7 @@ export function validateObjectMetaUpdate(newMeta: any, oldMeta: any, opts: { kub
   const oldGrace = oldMeta?.deletionGracePeriodSeconds ?? null;
   if (newGrace !== oldGrace) errs.push(fieldInvalid(`${path}.deletionGracePeriodSeconds`, newGrace, FIELD_IMMUTABLE_ERROR_MSG));
 
+  if (opts.contentChecked) return errs;
   errs.push(...validateLabels(newMeta?.labels, `${path}.labels`));
   errs.push(...validateAnnotations(newMeta?.annotations, `${path}.annotations`));
   errs.push(...validateOwnerReferences(newMeta?.ownerReferences, `${path}.ownerReferences`));
