@@ -422,6 +422,22 @@ describe('writes and errors', () => {
     assert.equal(r.status, 409);
   });
 
+  it('only kinds whose Kubernetes strategy keeps a generation have one: not Leases, Pods or Nodes, even when sent', async () => {
+    const s = new TestServer();
+    const leases = '/apis/coordination.k8s.io/v1/namespaces/default/leases';
+    const l = await s.request('POST', leases, { metadata: { name: 'l', generation: 7 }, spec: { holderIdentity: 'a' } });
+    assert.equal(l.status, 201, JSON.stringify(l.body));
+    assert.equal(l.body.metadata.generation, undefined);
+    const l2 = await s.request('PUT', `${leases}/l`, { ...l.body, metadata: { ...l.body.metadata, generation: 3 }, spec: { holderIdentity: 'b' } });
+    assert.equal(l2.body.metadata.generation, undefined);
+    const p = await s.request('POST', '/api/v1/namespaces/default/pods', pod('p'));
+    assert.equal(p.body.metadata.generation, undefined);
+    const n = await s.request('POST', '/api/v1/nodes', { metadata: { name: 'n' }, spec: { podCIDR: '10.0.0.0/24' } });
+    assert.equal(n.body.metadata.generation, undefined);
+    const eps = await s.request('POST', '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices', { metadata: { name: 'e' }, addressType: 'IPv4', endpoints: [] });
+    assert.equal(eps.body.metadata.generation, 1, JSON.stringify(eps.body));
+  });
+
   it('generation is bumped on spec changes only', async () => {
     const s = new TestServer();
     const dep = {

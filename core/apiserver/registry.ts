@@ -45,6 +45,12 @@ export interface Strategy {
   afterDelete?(obj: any, ctx: StrategyContext): void;
   /** DELETE answers with the deleted object rather than a Success Status (pods, namespaces). */
   returnDeletedObject?: boolean;
+  /**
+   * The kind keeps metadata.generation: 1 on create, one more on every update that changes
+   * anything but metadata and status, as Kubernetes' strategies of workloads, PodDisruptionBudgets
+   * and EndpointSlices do. Other kinds (Pods in 1.27, Nodes, Leases, Services…) have none.
+   */
+  generation?: boolean;
   /** Converts the stored form to the served version (same-storage kinds served in several groups). */
   toServed?(stored: any): any;
   /** Converts a served-version object to the stored form. */
@@ -724,9 +730,9 @@ export class Registry {
     for (const f of ['resourceVersion', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'selfLink']) delete meta[f];
     meta.uid = this.rng.uuid();
     meta.creationTimestamp = this.ctx.nowTime();
-    if ('spec' in obj) meta.generation = 1;
-    else delete meta.generation;
     const s = this.strategy(r);
+    if (s.generation) meta.generation = 1;
+    else if (meta.generation !== undefined) delete meta.generation;
     s.prepareForCreate?.(obj, this.ctx);
     const causes = this.validateMeta(r, obj, undefined);
     if (causes.length === 0 && s.validate) causes.push(...s.validate(obj, this.ctx));
@@ -804,8 +810,10 @@ export class Registry {
     if (om.deletionGracePeriodSeconds !== undefined) m.deletionGracePeriodSeconds = om.deletionGracePeriodSeconds;
     else delete m.deletionGracePeriodSeconds;
     delete m.selfLink;
-    if (om.generation !== undefined) m.generation = deepEqualExcept(obj, old, NOT_SPEC) ? om.generation : om.generation + 1;
     const s = this.strategy(r);
+    if (!s.generation) {
+      if (m.generation !== undefined) delete m.generation;
+    } else if (om.generation !== undefined) m.generation = deepEqualExcept(obj, old, NOT_SPEC) ? om.generation : om.generation + 1;
     s.prepareForUpdate?.(obj, old, this.ctx, sub);
     // The entries this update starts from when the request edits or resets (`[{}]`) managedFields.
     const edited = opts.applied ? undefined : editedManagedFields(m.managedFields, om.managedFields, sub);

@@ -531,6 +531,7 @@ export function buildStrategies(alloc: ServiceAllocation): Map<string, Strategy>
     },
     validate: (obj) => validateWorkload(obj, { replicas, restartPolicies }),
     validateUpdate: (obj) => validateWorkload(obj, { replicas, restartPolicies }),
+    generation: true,
   });
   m.set('apps/deployments', workload(true, (s) => {
     s.strategy ??= { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } };
@@ -568,6 +569,7 @@ export function buildStrategies(alloc: ServiceAllocation): Map<string, Strategy>
       obj.status = {};
     },
     validate: (obj) => validateWorkload(obj, { replicas: false, restartPolicies: ['OnFailure', 'Never'] }),
+    generation: true,
   });
   m.set('batch/cronjobs', {
     prepareForCreate(obj) {
@@ -587,6 +589,7 @@ export function buildStrategies(alloc: ServiceAllocation): Map<string, Strategy>
       causes.push(...validateContainers(obj.spec?.jobTemplate?.spec?.template?.spec, 'spec.jobTemplate.spec.template.spec'));
       return causes;
     },
+    generation: true,
   });
   m.set('scheduling.k8s.io/priorityclasses', priorityClassStrategy());
   m.set('coordination.k8s.io/leases', {});
@@ -594,7 +597,9 @@ export function buildStrategies(alloc: ServiceAllocation): Map<string, Strategy>
     prepareForCreate(obj) {
       obj.status = { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 };
     },
+    generation: true,
   });
+  m.set('discovery.k8s.io/endpointslices', { generation: true });
   return m;
 }
 

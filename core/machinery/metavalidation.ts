@@ -389,15 +389,19 @@ export function validateObjectMeta(meta: any, opts: ObjectMetaValidationOptions)
   if (generation !== undefined && generation < 0) errs.push(fieldInvalid(`${path}.generation`, generation, IS_NEGATIVE_ERROR_MSG));
 
   const old = opts.unchanged;
-  const changed = (f: string): boolean => old === undefined || old === null || meta?.[f] !== old[f];
-  if (changed('labels')) errs.push(...validateLabels(meta?.labels, `${path}.labels`));
-  if (changed('annotations')) errs.push(...validateAnnotations(meta?.annotations, `${path}.annotations`));
-  if (changed('ownerReferences')) errs.push(...validateOwnerReferences(meta?.ownerReferences, `${path}.ownerReferences`));
-  const finalizers = changed('finalizers');
+  if (changed(meta, old, 'labels')) errs.push(...validateLabels(meta?.labels, `${path}.labels`));
+  if (changed(meta, old, 'annotations')) errs.push(...validateAnnotations(meta?.annotations, `${path}.annotations`));
+  if (changed(meta, old, 'ownerReferences')) errs.push(...validateOwnerReferences(meta?.ownerReferences, `${path}.ownerReferences`));
+  const finalizers = changed(meta, old, 'finalizers');
   if (finalizers) errs.push(...validateFinalizers(meta?.finalizers, `${path}.finalizers`));
-  if (changed('managedFields')) errs.push(...validateManagedFields(meta?.managedFields, `${path}.managedFields`));
+  if (changed(meta, old, 'managedFields')) errs.push(...validateManagedFields(meta?.managedFields, `${path}.managedFields`));
   if (finalizers && (opts.kubeFinalizers ?? true)) errs.push(...kubeFinalizerErrors(meta?.finalizers, path));
   return errs;
+}
+
+/** Whether member `f` of `meta` is not the very same value as in `old` (absent `old`: always). */
+function changed(meta: any, old: any, f: string): boolean {
+  return old === undefined || old === null || meta?.[f] !== old[f];
 }
 
 function kubeFinalizerErrors(finalizers: unknown, path: string): FieldError[] {
