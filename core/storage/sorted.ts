@@ -4,7 +4,9 @@
 import { prefixEnd } from './fanout.ts';
 import type { KeyValue, ListOptions } from './interface.ts';
 
-const CHUNK = 512;
+// NOTE: small chunks: in a simulator's large heap an insert costs mostly the pointers it moves
+// inside a long-lived chunk (about 14 µs per upsert at 512 in a 30,000-pod run, 9.5 µs at 128).
+const CHUNK = 128;
 
 /** One key's place in the order: the key never changes, its current KeyValue does. */
 interface Slot {
