@@ -234,7 +234,8 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationSum
     const rng = streams.stream(`node/${name}`);
     const runtime = new SimulatedRuntime({ clock, rng, pullLatency: pull, startLatency: start });
     const agent = new NodeAgent({
-      client: new Client({ transport: net.transport(name), qps: -1, clock }),
+      // NOTE: the user agents of the live fleet and scheduler, so field managers are named alike.
+      client: new Client({ transport: net.transport(name), qps: -1, clock, userAgent: `orrery-node-agent/v1.27.0 (${name})` }),
       clock,
       rng,
       nodeName: name,
@@ -249,10 +250,10 @@ export async function runSimulation(o: SimulationOptions): Promise<SimulationSum
     agents.push(agent);
     env.process(agent.start());
   }
-  const scheduler = new Scheduler({ client: new Client({ transport: net.transport('kube-scheduler'), qps: -1, clock }), clock, rng: streams.stream('scheduler'), recordEvents: o.events !== false, decisionHistory: 0 });
+  const scheduler = new Scheduler({ client: new Client({ transport: net.transport('kube-scheduler'), qps: -1, clock, userAgent: 'orrery-scheduler/v1.27.0' }), clock, rng: streams.stream('scheduler'), recordEvents: o.events !== false, decisionHistory: 0 });
   env.process(scheduler.start());
 
-  const load = new Client({ transport: net.transport('load'), qps: -1, clock });
+  const load = new Client({ transport: net.transport('load'), qps: -1, clock, userAgent: 'orrery-simulate/v1.27.0' });
   const pods = load.resource({ group: '', version: 'v1', resource: 'pods' }).namespace('default');
   const requests = o.podRequests ?? { cpu: '100m', memory: '128Mi' };
   const concurrency = o.createConcurrency ?? 100;
