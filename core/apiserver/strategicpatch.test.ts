@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { jsonMergePatch, PatchError, strategicMergePatch } from './strategicpatch.ts';
+import { createTwoWayMergePatch, jsonMergePatch, PatchError, strategicMergePatch } from './strategicpatch.ts';
+import { SeededRng } from '../machinery/rng.ts';
 
 const DEPLOYMENT = 'k8s.io.api.apps.v1.Deployment';
 const POD = 'k8s.io.api.core.v1.Pod';
@@ -238,4 +239,73 @@ test('JSON merge patch follows RFC 7386', () => {
     assert.deepEqual(target, before);
   }
   assert.throws(() => jsonMergePatch({}, ['a']), (e: unknown) => e instanceof PatchError && e.status === 400);
+});
+
+test('createTwoWayMergePatch: the status patch a kubelet sends when its container starts', () => {
+  const cond = (type: string, status: string, t: string) => ({ type, status, lastProbeTime: 'x', lastTransitionTime: t });
+  const pending = {
+    phase: 'Pending',
+    conditions: [cond('Initialized', 'True', 't0'), cond('Ready', 'False', 't0'), cond('ContainersReady', 'False', 't0'), cond('PodScheduled', 'True', 't0')],
+    hostIP: '10.0.0.1',
+    containerStatuses: [{ name: 'c', ready: false, state: { waiting: { reason: 'ContainerCreating' } } }],
+    qosClass: 'BestEffort',
+  };
+  const running = {
+    ...pending,
+    phase: 'Running',
+    conditions: [pending.conditions[0], cond('Ready', 'True', 't1'), cond('ContainersReady', 'True', 't1'), pending.conditions[3]],
+    podIP: '10.1.0.5',
+    podIPs: [{ ip: '10.1.0.5' }],
+    containerStatuses: [{ name: 'c', ready: true, state: { running: { startedAt: 't1' } } }],
+  };
+  const patch = createTwoWayMergePatch(pending, running, 'k8s.io.api.core.v1.PodStatus');
+  assert.deepEqual(patch, {
+    phase: 'Running',
+    conditions: [
+      { type: 'Ready', status: 'True', lastTransitionTime: 't1' },
+      { type: 'ContainersReady', status: 'True', lastTransitionTime: 't1' },
+    ],
+    '$setElementOrder/conditions': [{ type: 'Initialized' }, { type: 'Ready' }, { type: 'ContainersReady' }, { type: 'PodScheduled' }],
+    // containerStatuses has no merge strategy: it goes whole.
+    containerStatuses: running.containerStatuses,
+    podIP: '10.1.0.5',
+    podIPs: [{ ip: '10.1.0.5' }],
+  });
+  assert.deepEqual(strategicMergePatch(pending, patch, 'k8s.io.api.core.v1.PodStatus'), running);
+  assert.deepEqual(createTwoWayMergePatch(running, running, 'k8s.io.api.core.v1.PodStatus'), {});
+});
+
+test('createTwoWayMergePatch: removed members become null, removed keyed items $patch: delete, removed scalars $deleteFromPrimitiveList', () => {
+  const before = { metadata: { labels: { a: '1', b: '2' }, finalizers: ['x', 'y'] }, spec: { containers: [{ name: 'a', image: 'i' }, { name: 'b', image: 'j' }] } };
+  const after = { metadata: { labels: { a: '1' }, finalizers: ['y', 'z'] }, spec: { containers: [{ name: 'b', image: 'j2' }] } };
+  const patch = createTwoWayMergePatch(before, after, 'k8s.io.api.core.v1.Pod');
+  assert.deepEqual(patch, {
+    metadata: { labels: { b: null }, finalizers: ['z'], '$deleteFromPrimitiveList/finalizers': ['x'], '$setElementOrder/finalizers': ['y', 'z'] },
+    spec: { containers: [{ name: 'b', image: 'j2' }, { name: 'a', $patch: 'delete' }], '$setElementOrder/containers': [{ name: 'b' }] },
+  });
+  assert.deepEqual(strategicMergePatch(before, patch, 'k8s.io.api.core.v1.Pod'), after);
+});
+
+test('createTwoWayMergePatch: applying the patch to the original gives the modified object, for random node statuses', () => {
+  const rng = new SeededRng('two-way');
+  const pick = <T>(xs: T[]): T => xs[Math.floor(rng.next() * xs.length)];
+  const status = () => {
+    const types = ['Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure', 'NetworkUnavailable'].filter(() => rng.next() < 0.7);
+    const s: any = {
+      conditions: types.map((type) => ({ type, status: pick(['True', 'False']), lastHeartbeatTime: pick(['t1', 't2', 't3']), reason: pick(['A', 'B']) })),
+      addresses: [{ type: 'InternalIP', address: pick(['10.0.0.1', '10.0.0.2']) }, ...(rng.next() < 0.5 ? [{ type: 'Hostname', address: 'n' }] : [])],
+      capacity: { cpu: pick(['4', '8']), memory: '16Gi', ...(rng.next() < 0.5 ? { pods: '110' } : {}) },
+      images: [{ names: [pick(['a:1', 'b:1'])], sizeBytes: pick([1, 2]) }],
+    };
+    if (rng.next() < 0.5) s.phase = 'Running';
+    if (rng.next() < 0.3) delete s.images;
+    return s;
+  };
+  for (let i = 0; i < 300; i++) {
+    const a = status();
+    const b = status();
+    const patch = createTwoWayMergePatch(a, b, 'k8s.io.api.core.v1.NodeStatus');
+    const merged = strategicMergePatch(a, patch, 'k8s.io.api.core.v1.NodeStatus');
+    assert.deepEqual(merged, b, JSON.stringify({ a, b, patch }));
+  }
 });

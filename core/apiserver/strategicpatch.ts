@@ -486,3 +486,82 @@ function mergeJsonInto(target: unknown, patch: unknown): unknown {
   }
   return out;
 }
+
+/**
+ * The two-way strategic merge patch from `original` to `modified` (JSON forms of objects of
+ * `messageName`), as Kubernetes' `CreateTwoWayMergePatch` builds it and the kubelet sends it for a
+ * pod's status: changed members only, `null` for removed ones; lists that merge by a key carry only
+ * their new and changed items (changed ones as their merge key plus what changed), a
+ * `$patch: delete` item for each removed one and a `$setElementOrder/<field>` with the new order;
+ * merging lists of scalars carry the added values, `$deleteFromPrimitiveList/<field>` for the
+ * removed ones and the new order; every other list (and a `replace` field) goes whole. Guarantee:
+ * applying the result to `original` with {@link strategicMergePatch} gives `modified` (for values
+ * without `null`s and list items with their merge keys). Neither argument is modified; the result
+ * may share values with `modified`.
+ */
+export function createTwoWayMergePatch(original: any, modified: any, messageName: string): Record<string, unknown> {
+  if (!typeModel().has(messageName)) throw new Error(`unknown message ${messageName}`);
+  return diffMaps(isMap(original) ? original : {}, isMap(modified) ? modified : {}, { kind: 'message', name: messageName });
+}
+
+function diffMaps(original: JsonMap, modified: JsonMap, node: Node): JsonMap {
+  const patch: JsonMap = {};
+  for (const k of Object.keys(modified)) {
+    const m = modified[k];
+    if (!(k in original)) {
+      patch[k] = m;
+      continue;
+    }
+    const o = original[k];
+    if (o === m || deepJsonEqual(o, m)) continue;
+    const { node: child, meta } = lookupField(node, k);
+    const strategy = strategyOf(meta);
+    if (isMap(o) && isMap(m) && strategy !== 'replace') {
+      const sub = diffMaps(o, m, child);
+      if (Object.keys(sub).length > 0) patch[k] = sub;
+    } else if (Array.isArray(o) && Array.isArray(m) && strategy === 'merge') {
+      diffMergingList(patch, k, o, m, child, mergeKeyOf(meta));
+    } else {
+      patch[k] = m;
+    }
+  }
+  for (const k of Object.keys(original)) if (!(k in modified)) patch[k] = null;
+  return patch;
+}
+
+function diffMergingList(patch: JsonMap, k: string, original: Json[], modified: Json[], node: Node, mergeKey: string): void {
+  const maps = [...original, ...modified].every(isMap);
+  if (!maps || !mergeKey) {
+    // A merging list of scalars: the added values, the removed ones, and the order.
+    const had = new Set(original);
+    const keep = new Set(modified);
+    const added = modified.filter((v) => !had.has(v));
+    const removed = original.filter((v) => !keep.has(v));
+    if (added.length > 0) patch[k] = added;
+    if (removed.length > 0) patch[`${DELETE_PRIMITIVES}/${k}`] = removed;
+    patch[`${SET_ORDER}/${k}`] = modified;
+    return;
+  }
+  const items: Json[] = [];
+  const keyed = (list: Json[]) => new Map(list.map((v) => [(v as JsonMap)[mergeKey], v as JsonMap]));
+  const before = keyed(original);
+  const after = keyed(modified);
+  for (const m of modified as JsonMap[]) {
+    const o = before.get(m[mergeKey]);
+    if (o === undefined) items.push(m);
+    else if (o !== m && !deepJsonEqual(o, m)) items.push({ [mergeKey]: m[mergeKey], ...diffMaps(o, m, node) });
+  }
+  for (const o of original as JsonMap[]) if (!after.has(o[mergeKey])) items.push({ [mergeKey]: o[mergeKey], [DIRECTIVE]: 'delete' });
+  if (items.length > 0) patch[k] = items;
+  patch[`${SET_ORDER}/${k}`] = (modified as JsonMap[]).map((m) => ({ [mergeKey]: m[mergeKey] }));
+}
+
+/** Whether two JSON values are equal (maps regardless of key order). */
+function deepJsonEqual(a: Json, b: Json): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((v, i) => deepJsonEqual(v, b[i]));
+  if (!isMap(a) || !isMap(b)) return false;
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  return ka.every((k) => k in b && deepJsonEqual(a[k], b[k]));
+}

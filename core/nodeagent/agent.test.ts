@@ -143,6 +143,10 @@ test('a pod bound to the node goes Pending → Running at the sampled virtual ti
   assert.deepEqual(p.status.podIPs, [{ ip: p.status.podIP }]);
   for (const t of ['Initialized', 'ContainersReady', 'Ready', 'PodScheduled']) assert.equal(cond(p, t).status, 'True', t);
   assert.equal(cond(p, 'Ready').lastTransitionTime, iso(2000));
+  // Ready again: the reason and message of the unready condition are gone, as the kubelet's
+  // two-way status patch removes them (a patch of the whole status would have kept them).
+  assert.equal(cond(p, 'Ready').reason, undefined);
+  assert.equal(cond(p, 'ContainersReady').message, undefined);
 
   // The image is cached now: a second pod skips the pull and runs after the start latency only.
   await s.request('POST', '/api/v1/namespaces/default/pods', pod('web2', { nodeName: 'node-1' }));
@@ -151,6 +155,25 @@ test('a pod bound to the node goes Pending → Running at the sampled virtual ti
   const p2 = await getPod('web2');
   assert.equal(p2.status.phase, 'Running');
   assert.notEqual(p2.status.podIP, p.status.podIP);
+  await agent.stop();
+});
+
+test('status patches are two-way strategic merge patches from the status last sent, as the kubelet sends them', async () => {
+  const { s, agent, advance, settle, requests } = setup({ pullLatency: constantSampler(2000), startLatency: constantSampler(500) });
+  await agent.start();
+  await s.request('POST', '/api/v1/namespaces/default/pods', pod('web', { nodeName: 'node-1' }));
+  await settle();
+  await advance(2600);
+  const patches = requests.filter((r) => r.method === 'PATCH' && r.path.endsWith('/pods/web/status')).map((r) => (r.object ?? JSON.parse(r.body!.toString())) as any);
+  assert.ok(patches.length >= 2, `${patches.length} status patches`);
+  assert.ok(Array.isArray(patches[0].status.conditions) && patches[0].status.phase === 'Pending', 'the first sends the whole status');
+  const running = patches.at(-1).status;
+  assert.equal(running.phase, 'Running');
+  assert.equal(running.hostIP, undefined, 'unchanged members are not sent');
+  assert.deepEqual(running['$setElementOrder/conditions'].map((c: any) => c.type), ['Initialized', 'Ready', 'ContainersReady', 'PodScheduled']);
+  const ready = running.conditions.find((c: any) => c.type === 'Ready');
+  assert.deepEqual([ready.status, ready.reason, ready.message], ['True', null, null]);
+  assert.ok(!running.conditions.some((c: any) => c.type === 'Initialized'), 'unchanged conditions are not sent');
   await agent.stop();
 });
 

@@ -14,6 +14,10 @@ import { normalizeImage, type ContainerRuntime, type ProbeKind, type ProbeResult
 import { fnv32 } from '../machinery/hash.ts';
 import { formatMicroTime, formatTime } from '../machinery/time.ts';
 import { deepEqual } from '../machinery/deepequal.ts';
+import { createTwoWayMergePatch } from '../apiserver/strategicpatch.ts';
+
+const POD_STATUS = 'k8s.io.api.core.v1.PodStatus';
+const NODE_STATUS = 'k8s.io.api.core.v1.NodeStatus';
 
 /** The kubelet version every simulated node reports. */
 export const KUBELET_VERSION = 'v1.27.0';
@@ -337,6 +341,8 @@ export class NodeAgent {
   private lastStatusInputs?: string;
   private machineHash?: string;
   private lastStatusReport = -Infinity;
+  /** The node status last sent, which the next status patch is a two-way patch from. */
+  private lastStatusSent?: any;
   private nodeConditionTimes = new Map<string, { status: string; time: number }>();
   private memoryPressureSeen = -Infinity;
   private readonly staticMirrors = new Map<string, { hash: string; pod: any }>();
@@ -511,6 +517,7 @@ export class NodeAgent {
     this.nodeUid = created.metadata.uid;
     this.registeredPodCIDR = created.spec?.podCIDR ?? '';
     this.lastStatusKey = this.statusKey(node.status);
+    this.lastStatusSent = node.status;
     this.lastStatusReport = this.clock.now();
   }
 
@@ -644,8 +651,11 @@ export class NodeAgent {
     const key = this.statusKey(status);
     this.lastStatusInputs = inputs;
     if (key === this.lastStatusKey && now - this.lastStatusReport < this.config.nodeStatusReportFrequency) return;
-    await this.nodes.patch(this.nodeName, { status }, 'strategic', { subresource: 'status', discardResult: true });
+    // As the kubelet does: a two-way strategic merge patch from the status last sent.
+    const patch = this.lastStatusSent === undefined ? status : createTwoWayMergePatch(this.lastStatusSent, status, NODE_STATUS);
+    await this.nodes.patch(this.nodeName, { status: patch }, 'strategic', { subresource: 'status', discardResult: true });
     this.lastStatusKey = key;
+    this.lastStatusSent = status;
     this.lastStatusReport = now;
   }
 
@@ -1191,10 +1201,13 @@ export class NodeAgent {
   private async writeStatus(ps: PodState, status: any): Promise<void> {
     // NOTE: podStatus builds fresh objects every time, so the last one sent stays as it was.
     if (ps.lastStatus !== undefined && deepEqual(status, ps.lastStatus)) return;
+    // As the kubelet does: a two-way strategic merge patch from the status last sent (the whole
+    // status the first time), with the pod's uid as a precondition.
+    const patch = ps.lastStatus === undefined ? status : createTwoWayMergePatch(ps.lastStatus, status, POD_STATUS);
     try {
       await this.podsClient
         .namespace(ps.pod.metadata.namespace)
-        .patch(ps.pod.metadata.name, { metadata: { uid: ps.uid }, status }, 'strategic', { subresource: 'status', discardResult: true });
+        .patch(ps.pod.metadata.name, { metadata: { uid: ps.uid }, status: patch }, 'strategic', { subresource: 'status', discardResult: true });
       ps.lastStatus = status;
     } catch (err) {
       if (isNotFound(err)) return;
