@@ -838,6 +838,7 @@ export function editedManagedFields(incoming: unknown, live: unknown, subresourc
 /** The field manager for a request: `fieldManager`, else the User-Agent up to its first `/`. */
 export function managerFor(fieldManager: string | null, userAgent: string | undefined): string {
   if (fieldManager) return fieldManager;
-  const ua = (userAgent ?? 'unknown').split('/')[0];
-  return ua.slice(0, 128) || 'unknown';
+  const ua = userAgent ?? 'unknown';
+  const slash = ua.indexOf('/');
+  return (slash < 0 ? ua : ua.slice(0, slash)).slice(0, 128) || 'unknown';
 }

@@ -105,7 +105,7 @@ for (const storage of ['sqlite', 'memory'] as const) {
         assert.deepEqual(JSON.parse(kv.value), { ...obj, metadata: meta }, 'the stored text lacks only the resourceVersion');
         assert.equal(r.decodeShared(CM, kv), obj);
       }
-      assert.deepEqual(seen[1].obj.metadata.labels ?? {}, {});
+      assert.equal('labels' in seen[1].obj.metadata, false, 'no empty labels map is left behind, as Kubernetes omits it');
       assert.equal(seen[1].obj.data.k, 'w');
       assert.equal(seen[2].obj.metadata.resourceVersion, String(seen[2].kv.modRevision), 'the deletion is seen at its own revision');
       assert.equal(seen[2].obj.data.k, 'w');
@@ -175,5 +175,18 @@ describe('memoizedTrigger', () => {
     assert.equal(calls, 4);
     assert.equal(fn({ ...v3 }), 'c', 'another KeyValue object with equal fields is computed, not trusted');
     assert.equal(calls, 5);
+  });
+});
+
+describe('Registry: empty metadata collections', () => {
+  it('are left out on create and update, as Kubernetes stores metadata', async () => {
+    const s = new TestServer();
+    const c = await s.request('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'e', labels: {}, annotations: {}, finalizers: [], ownerReferences: [] } });
+    assert.equal(c.status, 201, JSON.stringify(c.body));
+    for (const f of ['labels', 'annotations', 'finalizers', 'ownerReferences']) assert.equal(f in c.body.metadata, false, f);
+    const u = await s.request('PUT', '/api/v1/namespaces/default/configmaps/e', { ...c.body, metadata: { ...c.body.metadata, labels: {}, finalizers: [] }, data: { a: 'b' } });
+    assert.equal(u.status, 200, JSON.stringify(u.body));
+    assert.equal('labels' in u.body.metadata, false);
+    assert.equal('finalizers' in u.body.metadata, false);
   });
 });

@@ -226,6 +226,21 @@ class StoredObject implements DeferredValue {
   }
 }
 
+/**
+ * Leaves out empty labels, annotations, ownerReferences and finalizers, as Kubernetes stores
+ * metadata (its fields are `omitempty`): a patch that removes the last label leaves no `labels: {}`.
+ */
+function dropEmptyCollections(meta: any): void {
+  for (const f of ['labels', 'annotations'] as const) {
+    const v = meta[f];
+    if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0) delete meta[f];
+  }
+  for (const f of ['ownerReferences', 'finalizers'] as const) {
+    const v = meta[f];
+    if (Array.isArray(v) && v.length === 0) delete meta[f];
+  }
+}
+
 /** The shared decoded objects of one resource, most recent last (see Registry.decodeShared). */
 interface SharedCache {
   group: string;
@@ -734,6 +749,7 @@ export class Registry {
     if (s.generation) meta.generation = 1;
     else if (meta.generation !== undefined) delete meta.generation;
     s.prepareForCreate?.(obj, this.ctx);
+    dropEmptyCollections(meta);
     const causes = this.validateMeta(r, obj, undefined);
     if (causes.length === 0 && s.validate) causes.push(...s.validate(obj, this.ctx));
     this.failInvalid(r, obj, causes);
@@ -815,6 +831,7 @@ export class Registry {
       if (m.generation !== undefined) delete m.generation;
     } else if (om.generation !== undefined) m.generation = deepEqualExcept(obj, old, NOT_SPEC) ? om.generation : om.generation + 1;
     s.prepareForUpdate?.(obj, old, this.ctx, sub);
+    dropEmptyCollections(m);
     // The entries this update starts from when the request edits or resets (`[{}]`) managedFields.
     const edited = opts.applied ? undefined : editedManagedFields(m.managedFields, om.managedFields, sub);
     if (edited !== undefined && edited.length === 0) m.managedFields = undefined;
@@ -842,7 +859,6 @@ export class Registry {
     }
     // NOTE: not deleted (see encode); store() sets the new one.
     if (m.resourceVersion !== undefined) m.resourceVersion = undefined;
-    if (m.finalizers && m.finalizers.length === 0) delete m.finalizers;
     // Two-phase deletion: once the last finalizer goes from a terminating object, it leaves storage.
     const finishing = m.deletionTimestamp && (!m.finalizers || m.finalizers.length === 0) && !(m.deletionGracePeriodSeconds > 0) && !s.pendingFinalization?.(obj);
     if (opts.dryRun) {
