@@ -815,7 +815,7 @@ export function updateManagedFields(opts: {
 }
 
 /** Whether `mf` is the request to strip managedFields: a list of one empty entry (an empty list is not). */
-export function isManagedFieldsReset(mf: unknown): boolean {
+function isManagedFieldsReset(mf: unknown): boolean {
   if (!Array.isArray(mf) || mf.length !== 1) return false;
   const e = mf[0];
   return e !== null && typeof e === 'object' && !Array.isArray(e) && Object.keys(e).length === 0;

@@ -1,4 +1,5 @@
 import { typeModel } from './typemodel.ts';
+import { deepEqual } from '../machinery/deepequal.ts';
 import { isStringListMessage, jsonFields, patchMetaFor, type PatchMeta } from './patchmeta.ts';
 
 /**
@@ -513,7 +514,7 @@ function diffMaps(original: JsonMap, modified: JsonMap, node: Node): JsonMap {
       continue;
     }
     const o = original[k];
-    if (o === m || deepJsonEqual(o, m)) continue;
+    if (o === m || deepEqual(o, m)) continue;
     const { node: child, meta } = lookupField(node, k);
     const strategy = strategyOf(meta);
     if (isMap(o) && isMap(m) && strategy !== 'replace') {
@@ -549,19 +550,9 @@ function diffMergingList(patch: JsonMap, k: string, original: Json[], modified: 
   for (const m of modified as JsonMap[]) {
     const o = before.get(m[mergeKey]);
     if (o === undefined) items.push(m);
-    else if (o !== m && !deepJsonEqual(o, m)) items.push({ [mergeKey]: m[mergeKey], ...diffMaps(o, m, node) });
+    else if (o !== m && !deepEqual(o, m)) items.push({ [mergeKey]: m[mergeKey], ...diffMaps(o, m, node) });
   }
   for (const o of original as JsonMap[]) if (!after.has(o[mergeKey])) items.push({ [mergeKey]: o[mergeKey], [DIRECTIVE]: 'delete' });
   if (items.length > 0) patch[k] = items;
   patch[`${SET_ORDER}/${k}`] = (modified as JsonMap[]).map((m) => ({ [mergeKey]: m[mergeKey] }));
-}
-
-/** Whether two JSON values are equal (maps regardless of key order). */
-function deepJsonEqual(a: Json, b: Json): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((v, i) => deepJsonEqual(v, b[i]));
-  if (!isMap(a) || !isMap(b)) return false;
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  return ka.every((k) => k in b && deepJsonEqual(a[k], b[k]));
 }
