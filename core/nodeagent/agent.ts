@@ -333,12 +333,19 @@ export class NodeAgent {
   private readonly nodeRef: ObjectReference;
   private readonly pods = new Map<string, PodState>();
   private readonly timers = new Set<TimerHandle>();
+  // NOTE: the node loops' pending timers are kept apart from `timers`: they are rescheduled every
+  // few seconds on every node, and a Set entry each time showed in idle-cluster profiles.
+  private leaseTimer?: TimerHandle;
+  private statusTimer?: TimerHandle;
+  private evictionTimer?: TimerHandle;
   private ipam?: PodIPAllocator;
   private nodeUid = '';
   private lease?: any;
   private leaseBackoffMs = 0;
   private lastStatusKey?: string;
-  private lastStatusInputs?: string;
+  /** What node status depended on when it was last built (see {@link statusInputsUnchanged}). */
+  private lastStatusPressure?: boolean;
+  private lastStatusImages?: number;
   private machineHash?: string;
   private lastStatusReport = -Infinity;
   /** The node status last sent, which the next status patch is a two-way patch from. */
@@ -422,8 +429,8 @@ export class NodeAgent {
     if (this.stopped) return;
     this.ipam = new PodIPAllocator(this.o.podCIDR ?? (this.config.podCIDR || this.registeredPodCIDR || this.derivedPodCIDR()));
     await this.renewLease();
-    this.after(this.config.nodeStatusUpdateFrequency, () => void this.nodeStatusLoop());
-    this.after(EVICTION_MONITORING_PERIOD_MS, () => this.evictionLoop());
+    this.statusTimer = this.clock.setTimer(this.config.nodeStatusUpdateFrequency, this.statusTick);
+    this.evictionTimer = this.clock.setTimer(EVICTION_MONITORING_PERIOD_MS, this.evictionTick);
     this.informer.addEventHandler({
       onAdd: (p) => this.queue.add(podKey(p)),
       onUpdate: (_o, p) => this.queue.add(podKey(p)),
@@ -443,6 +450,8 @@ export class NodeAgent {
     this.stopped = true;
     for (const h of this.timers) this.clock.clearTimer(h);
     this.timers.clear();
+    for (const h of [this.leaseTimer, this.statusTimer, this.evictionTimer]) if (h) this.clock.clearTimer(h);
+    this.leaseTimer = this.statusTimer = this.evictionTimer = undefined;
     this.queue.shutDown();
     await this.informer.stop();
     await this.workers;
@@ -567,8 +576,14 @@ export class NodeAgent {
   }
 
   private scheduleLease(ms: number): void {
-    this.after(ms, () => void this.renewLease());
+    if (this.stopped) return;
+    this.leaseTimer = this.clock.setTimer(ms, this.leaseTick);
   }
+
+  private readonly leaseTick = (): void => {
+    this.leaseTimer = undefined;
+    if (!this.stopped) void this.renewLease();
+  };
 
   // ---- node status -----------------------------------------------------------------------------
 
@@ -630,26 +645,49 @@ export class NodeAgent {
     return JSON.stringify({ ...status, conditions: status.conditions.map((c: any) => ({ ...c, lastHeartbeatTime: undefined })) });
   }
 
+  /**
+   * One round of the node status loop (every `nodeStatusUpdateFrequency`, the next round timed from
+   * the end of this one, as the kubelet's loop is). A round with nothing to do (see
+   * {@link statusInputsUnchanged}) ends at once, without a promise: most rounds on an idle node.
+   */
+  private readonly statusTick = (): void => {
+    this.statusTimer = undefined;
+    if (this.stopped) return;
+    if (this.statusInputsUnchanged(this.clock.now())) {
+      this.statusTimer = this.clock.setTimer(this.config.nodeStatusUpdateFrequency, this.statusTick);
+      return;
+    }
+    void this.nodeStatusLoop();
+  };
+
   private async nodeStatusLoop(): Promise<void> {
     try {
       await this.syncNodeStatus();
     } catch (err) {
       this.report(err);
     }
-    if (!this.stopped) this.after(this.config.nodeStatusUpdateFrequency, () => void this.nodeStatusLoop());
+    if (!this.stopped) this.statusTimer = this.clock.setTimer(this.config.nodeStatusUpdateFrequency, this.statusTick);
+  }
+
+  /**
+   * Whether node status needs neither building nor sending at `now`: node status depends on time
+   * only through memory pressure and the image list, so when neither moved since it was last
+   * built and no report is due, building and comparing the whole status is skipped. Always false
+   * for a runtime that does not count its image list changes.
+   */
+  private statusInputsUnchanged(now: number): boolean {
+    const images = this.o.runtime.imagesGeneration?.();
+    return images !== undefined && images === this.lastStatusImages && this.memoryPressure() === this.lastStatusPressure && now - this.lastStatusReport < this.config.nodeStatusReportFrequency;
   }
 
   /** Computes node status and patches it when it changed or the report frequency elapsed. */
   private async syncNodeStatus(): Promise<void> {
     const now = this.clock.now();
-    // NOTE: node status depends on time only through memory pressure and the image list; when
-    // neither moved and no report is due, building and comparing the whole status is skipped.
-    const generation = this.o.runtime.imagesGeneration?.();
-    const inputs = generation === undefined ? undefined : `${this.memoryPressure()}|${generation}`;
-    if (inputs !== undefined && inputs === this.lastStatusInputs && now - this.lastStatusReport < this.config.nodeStatusReportFrequency) return;
+    if (this.statusInputsUnchanged(now)) return;
     const status = this.nodeStatus();
     const key = this.statusKey(status);
-    this.lastStatusInputs = inputs;
+    this.lastStatusImages = this.o.runtime.imagesGeneration?.();
+    this.lastStatusPressure = this.memoryPressure();
     if (key === this.lastStatusKey && now - this.lastStatusReport < this.config.nodeStatusReportFrequency) return;
     // As the kubelet does: a two-way strategic merge patch from the status last sent.
     const patch = this.lastStatusSent === undefined ? status : createTwoWayMergePatch(this.lastStatusSent, status, NODE_STATUS);
@@ -1217,10 +1255,16 @@ export class NodeAgent {
 
   // ---- eviction --------------------------------------------------------------------------------
 
+  private memoryThresholdBytes?: { capacity: number; threshold: number | undefined };
+
+  /** The `memory.available` eviction threshold in bytes for `capacity` (the configuration is fixed: computed once). */
   private memoryThreshold(capacity: number): number | undefined {
+    const hit = this.memoryThresholdBytes;
+    if (hit?.capacity === capacity) return hit.threshold;
     const t = this.config.parsed.evictionHard['memory.available'];
-    if (!t) return undefined;
-    return 'quantity' in t ? Number(t.quantity.valueInt()) : capacity * t.percentage;
+    const threshold = !t ? undefined : 'quantity' in t ? Number(t.quantity.valueInt()) : capacity * t.percentage;
+    this.memoryThresholdBytes = { capacity, threshold };
+    return threshold;
   }
 
   /** memory.available as the eviction manager sees it: capacity − memory used by running containers. */
@@ -1236,14 +1280,16 @@ export class NodeAgent {
     return capacity - used;
   }
 
-  private evictionLoop(): void {
+  private readonly evictionTick = (): void => {
+    this.evictionTimer = undefined;
+    if (this.stopped) return;
     try {
       this.synchronizeEviction();
     } catch (err) {
       this.report(err);
     }
-    this.after(EVICTION_MONITORING_PERIOD_MS, () => this.evictionLoop());
-  }
+    this.evictionTimer = this.clock.setTimer(EVICTION_MONITORING_PERIOD_MS, this.evictionTick);
+  };
 
   private memoryCapacityBytes: number | undefined;
 
