@@ -23,6 +23,8 @@ type Run = (o: SimulationOptions) => Promise<SimulationSummary>;
 interface Sample {
   side: 'base' | 'new';
   wallSeconds: number;
+  /** The idle stretch's share of the wall time (0 without one). */
+  idleWallSeconds: number;
   cpuSeconds: number;
   virtualSeconds: number;
   events: number;
@@ -65,7 +67,7 @@ async function main(): Promise<void> {
     const cpu0 = process.cpuUsage();
     const s = await runs[side]({ nodes, pods, seed: 1, idleAfterMs: idle * 60_000 });
     const cpu = process.cpuUsage(cpu0);
-    const sample: Sample = { side, wallSeconds: s.wallSeconds + (s.idle?.wallSeconds ?? 0), cpuSeconds: (cpu.user + cpu.system) / 1e6, virtualSeconds: s.virtualSeconds + (s.idle?.virtualSeconds ?? 0), events: s.events + (s.idle?.events ?? 0) };
+    const sample: Sample = { side, wallSeconds: s.wallSeconds + (s.idle?.wallSeconds ?? 0), idleWallSeconds: s.idle?.wallSeconds ?? 0, cpuSeconds: (cpu.user + cpu.system) / 1e6, virtualSeconds: s.virtualSeconds + (s.idle?.virtualSeconds ?? 0), events: s.events + (s.idle?.events ?? 0) };
     samples.push(sample);
     process.stderr.write(`${side} ${JSON.stringify(sample)}\n`);
   }
@@ -73,23 +75,24 @@ async function main(): Promise<void> {
   const same = new Set(samples.map((s) => `${s.virtualSeconds}/${s.events}`)).size === 1;
   const wall = { base: median(of('base', (s) => s.wallSeconds)), new: median(of('new', (s) => s.wallSeconds)) };
   const cpu = { base: median(of('base', (s) => s.cpuSeconds)), new: median(of('new', (s) => s.cpuSeconds)) };
+  const idleWall = { base: median(of('base', (s) => s.idleWallSeconds)), new: median(of('new', (s) => s.idleWallSeconds)) };
   const lines = [
     `## orrery simulator A/B — ${new Date().toISOString()}`,
     '',
     `${nodes} nodes, ${pods} pods, ${idle} idle virtual minutes; ${reps} runs per side, alternating in one process. Base: \`${o.base}\`.`,
     '',
-    '| side | wall s per run | median wall s | median CPU s |',
-    '|---|---|---:|---:|',
-    `| base | ${of('base', (s) => s.wallSeconds).map((x) => x.toFixed(2)).join(', ')} | ${wall.base.toFixed(2)} | ${cpu.base.toFixed(2)} |`,
-    `| new | ${of('new', (s) => s.wallSeconds).map((x) => x.toFixed(2)).join(', ')} | ${wall.new.toFixed(2)} | ${cpu.new.toFixed(2)} |`,
+    '| side | wall s per run | median wall s | median idle wall s | median CPU s |',
+    '|---|---|---:|---:|---:|',
+    `| base | ${of('base', (s) => s.wallSeconds).map((x) => x.toFixed(2)).join(', ')} | ${wall.base.toFixed(2)} | ${idleWall.base.toFixed(2)} | ${cpu.base.toFixed(2)} |`,
+    `| new | ${of('new', (s) => s.wallSeconds).map((x) => x.toFixed(2)).join(', ')} | ${wall.new.toFixed(2)} | ${idleWall.new.toFixed(2)} | ${cpu.new.toFixed(2)} |`,
     '',
-    `new/base: wall ${(wall.new / wall.base).toFixed(3)}, CPU ${(cpu.new / cpu.base).toFixed(3)}.`,
+    `new/base: wall ${(wall.new / wall.base).toFixed(3)}${idle > 0 ? `, idle wall ${(idleWall.new / idleWall.base).toFixed(3)}` : ''}, CPU ${(cpu.new / cpu.base).toFixed(3)}.`,
     same ? 'Both sides simulated the same run (virtual seconds and events match).' : '**The two sides simulated different runs** (virtual seconds or events differ): the change altered behaviour.',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   const dir = fileURLToPath(new URL('../results/bench/', import.meta.url));
   mkdirSync(dir, { recursive: true });
-  writeFileSync(`${dir}sim-ab-${new Date().toISOString().replace(/[:.]/g, '-')}.json`, JSON.stringify({ nodes, pods, idleMinutes: idle, base: o.base, samples, wall, cpu, sameRun: same }, null, 2));
+  writeFileSync(`${dir}sim-ab-${new Date().toISOString().replace(/[:.]/g, '-')}.json`, JSON.stringify({ nodes, pods, idleMinutes: idle, base: o.base, samples, wall, idleWall, cpu, sameRun: same }, null, 2));
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

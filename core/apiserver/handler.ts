@@ -45,7 +45,8 @@ export interface ApiServerOptions {
   sharedDecodeLimit?: number | ((r: ResourceInfo) => number);
 }
 
-type Stage = (req: ApiRequest, next: () => ApiResponse | Promise<ApiResponse>) => ApiResponse | Promise<ApiResponse>;
+type Next = (req: ApiRequest) => ApiResponse | Promise<ApiResponse>;
+type Stage = (req: ApiRequest, next: Next) => ApiResponse | Promise<ApiResponse>;
 
 const JSON_TYPE = 'application/json';
 
@@ -158,7 +159,11 @@ export class ApiServer {
     this.registry = new Registry(options.storage, options.clock, options.rng, buildStrategies(alloc), this.opts.sharedDecodeLimit);
     this.metrics = new ApiMetrics(this.registry);
     this.stages = [this.measure, this.recover, this.limitBody];
+    // NOTE: each stage's `next` is made once here, not per request.
+    this.nexts = this.stages.map((_, i) => (r: ApiRequest) => this.stage(r, i + 1));
   }
+
+  private readonly nexts: Next[];
 
   /** Serves one request. Never rejects: failures become Status responses. */
   async handle(req: ApiRequest): Promise<ApiResponse> {
@@ -168,33 +173,41 @@ export class ApiServer {
   // NOTE: no named closures on the per-request path: tsx (esbuild keepNames) makes each one cost a defineProperty.
   private stage(req: ApiRequest, i: number): ApiResponse | Promise<ApiResponse> {
     const stage = this.stages[i];
-    return stage ? stage(req, () => this.stage(req, i + 1)) : this.route(req);
+    return stage ? stage(req, this.nexts[i]) : this.route(req);
   }
 
   // NOTE: stages stay synchronous for synchronous routes (most of them), so a request costs no
   // promise per stage; an asynchronous route's promise is chained instead.
-  private recover: Stage = (_req, next) => {
+  private recover: Stage = (req, next) => {
     let res: ApiResponse | Promise<ApiResponse>;
     try {
-      res = next();
+      res = next(req);
     } catch (e) {
       return statusResponse(toStatusError(e));
     }
     return res instanceof Promise ? res.catch((e: unknown) => statusResponse(toStatusError(e))) : res;
   };
 
-  /** Parsed request infos by method, watch parameter and path (parsing is pure; infos are read-only). */
-  private readonly parsedInfos = new Map<string, RequestInfo>();
+  /**
+   * Parsed request infos by method (and, for GET, the watch parameter), then by path: parsing is
+   * pure and infos are read-only. Keyed by the path itself, no key is built per request.
+   */
+  private readonly parsedInfos = new Map<string, Map<string, RequestInfo>>();
 
   private requestInfo(req: ApiRequest): RequestInfo {
     let info = (req as InfoCarrier)[REQUEST_INFO];
     if (!info) {
-      const key = `${req.method} ${req.method === 'GET' ? (req.query.get('watch') ?? '') : ''} ${req.path}`;
-      info = this.parsedInfos.get(key);
+      const bucket = req.method === 'GET' ? `GET ${req.query.get('watch') ?? ''}` : req.method;
+      let byPath = this.parsedInfos.get(bucket);
+      if (!byPath) {
+        if (this.parsedInfos.size >= 64) this.parsedInfos.clear();
+        this.parsedInfos.set(bucket, (byPath = new Map()));
+      }
+      info = byPath.get(req.path);
       if (!info) {
         info = parseRequestInfo(req.method, req.path, req.query);
-        if (this.parsedInfos.size >= 65_536) this.parsedInfos.clear();
-        this.parsedInfos.set(key, info);
+        if (byPath.size >= 65_536) byPath.clear();
+        byPath.set(req.path, info);
       }
       (req as InfoCarrier)[REQUEST_INFO] = info;
     }
@@ -204,7 +217,7 @@ export class ApiServer {
   /** Observes every answered request, errors included (the stage after it turns them into Status responses). */
   private measure: Stage = (req, next) => {
     const start = this.opts.clock.now();
-    const res = next();
+    const res = next(req);
     return res instanceof Promise ? res.then((r) => this.observe(req, start, r)) : this.observe(req, start, res);
   };
 
@@ -217,7 +230,7 @@ export class ApiServer {
     if (req.body && req.body.length > this.opts.maxRequestBodyBytes) {
       throw new StatusError(413, 'RequestEntityTooLarge', `the request body is too large: limit is ${this.opts.maxRequestBodyBytes} bytes`);
     }
-    return next();
+    return next(req);
   };
 
   private route(req: ApiRequest): ApiResponse | Promise<ApiResponse> {

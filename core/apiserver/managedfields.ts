@@ -448,7 +448,7 @@ function diffMember(k: string, old: Record<string, unknown>, obj: Record<string,
   const plan = msg ? membersOf(msg).get(k) : undefined;
   const objects = isPlainObject(ov) && isPlainObject(nv);
   if (plan?.struct && objects) {
-    if (!plan.atomic && Object.keys(ov).length > 0 && Object.keys(nv).length > 0) {
+    if (!plan.atomic && hasKeys(ov) && hasKeys(nv)) {
       diffLeaves(ov, nv, plan.child, join(path, plan.seg), 'all', changed, removed);
       return;
     }

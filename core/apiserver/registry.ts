@@ -710,7 +710,8 @@ export class Registry {
     if (nameValidator === undefined) this.nameValidatorOf.set(r, (nameValidator = nameValidatorFor(r.group, r.resource)));
     const errs = validateObjectMeta(obj.metadata, { namespaced: r.namespaced, nameValidator, isCreate: !old, unchanged: old?.metadata });
     // NOTE: the update checks repeat the content checks above, whose errors would be dropped as duplicates.
-    if (old) errs.push(...validateObjectMetaUpdate({ ...obj.metadata, resourceVersion: old.metadata.resourceVersion }, old.metadata, { contentChecked: true }));
+    if (old) errs.push(...validateObjectMetaUpdate(obj.metadata, old.metadata, { contentChecked: true, resourceVersionChecked: true }));
+    if (errs.length === 0) return [];
     const seen = new Set<string>();
     const causes: StatusCause[] = [];
     for (const e of errs) {

@@ -443,6 +443,8 @@ export function validateObjectMetaUpdate(
     fieldPath?: string;
     /** validateObjectMeta already checked the new metadata: its labels, annotations, ownerReferences, managedFields and finalizer names are not checked again. */
     contentChecked?: boolean;
+    /** The update's resourceVersion was settled by the caller (an unconditional update sends none): not checked. */
+    resourceVersionChecked?: boolean;
   } = {},
 ): FieldError[] {
   const path = opts.fieldPath ?? 'metadata';
@@ -457,7 +459,7 @@ export function validateObjectMetaUpdate(
   }
 
   const rv = str(newMeta?.resourceVersion);
-  if (rv === '') errs.push(fieldInvalid(`${path}.resourceVersion`, rv, 'must be specified for an update'));
+  if (rv === '' && !opts.resourceVersionChecked) errs.push(fieldInvalid(`${path}.resourceVersion`, rv, 'must be specified for an update'));
 
   const newGen = asInt(newMeta?.generation) ?? 0;
   const oldGen = asInt(oldMeta?.generation) ?? 0;

@@ -205,8 +205,11 @@ export class WatchFanout {
     if (this.live.size === 0) return;
     const key = ev.kv.key;
     const rev = ev.kv.modRevision;
-    for (const [prefix, group] of this.live) {
+    // NOTE: most writes concern no watcher (an idle cluster's Lease renewals): they iterate without
+    // entry pairs and queue no delivery microtask.
+    for (const prefix of this.live.keys()) {
       if (!key.startsWith(prefix)) continue;
+      const group = this.live.get(prefix)!;
       for (const w of group.plain) this.enqueue(w, ev, rev);
       for (const [fn, byValue] of group.triggered) {
         const now = fn(ev.kv);
@@ -215,7 +218,7 @@ export class WatchFanout {
         if (before !== undefined && before !== now) for (const w of byValue.get(before) ?? NONE) this.enqueue(w, ev, rev);
       }
     }
-    this.schedule();
+    if (this.dirty.size > 0) this.schedule();
   }
 
   private enqueue(w: FanoutWatcher, ev: StorageEvent, rev: number): void {
