@@ -162,3 +162,26 @@ test('over an in-process transport, a body holding a managedFields list the serv
   assert.notEqual(received.at(-1), own);
   assert.deepEqual(received.at(-1), own);
 });
+
+test('a request that cannot be made rejects rather than throwing, and writes without parameters share a query no one can change', async () => {
+  const seen: URLSearchParams[] = [];
+  const s = new TestServer();
+  const transport: Transport = { request: (r) => (seen.push(r.query), s.api.handle(r)) };
+  const client = new Client({ transport, qps: -1 });
+  const unbound = client.resource(CM);
+  let pending: Promise<unknown> | undefined;
+  assert.doesNotThrow(() => (pending = unbound.get('a')));
+  await assert.rejects(pending!, /namespaced/);
+  await assert.rejects(unbound.patch('a', {}), /namespaced/);
+  await assert.rejects(client.resource(CM).namespace('default').patch('a', {}, 'bogus' as never), /unknown patch type/);
+
+  const cms = client.resource(CM).namespace('default');
+  const a = await cms.create(configMap('a', {}));
+  await cms.update({ ...a, data: { k: 'w' } });
+  await cms.update({ ...a, metadata: { ...a.metadata, resourceVersion: undefined } }, { fieldManager: 'me' });
+  assert.equal(seen.length, 3);
+  assert.equal(seen[0], seen[1]);
+  assert.equal(seen[2].get('fieldManager'), 'me');
+  assert.throws(() => seen[0].set('dryRun', 'All'), TypeError);
+  assert.equal(seen[0].toString(), '');
+});
