@@ -77,6 +77,22 @@ export type BodyFormat = 'json' | 'yaml' | 'protobuf' | 'merge-patch' | 'json-pa
 
 /** Classifies a Content-Type for a verb; throws 415 UnsupportedMediaType for anything else. */
 export function bodyFormat(contentType: string | undefined, verb: string): BodyFormat {
+  // NOTE: every write asks; the few content types clients send are remembered (errors are not).
+  const memo = verb === 'patch' ? patchFormats : bodyFormats;
+  const ct = contentType ?? '';
+  let format = memo.get(ct);
+  if (format === undefined) {
+    format = parseBodyFormat(contentType, verb);
+    if (memo.size >= 256) memo.clear();
+    memo.set(ct, format);
+  }
+  return format;
+}
+
+const bodyFormats = new Map<string, BodyFormat>();
+const patchFormats = new Map<string, BodyFormat>();
+
+function parseBodyFormat(contentType: string | undefined, verb: string): BodyFormat {
   const type = (contentType ?? 'application/json').split(';')[0].trim().toLowerCase();
   if (verb === 'patch') {
     switch (type) {

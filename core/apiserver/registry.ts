@@ -226,6 +226,26 @@ class StoredObject implements DeferredValue {
   }
 }
 
+// NOTE: marks on the objects themselves rather than entries of a WeakMap or WeakSet: a simulator
+// writes hundreds of thousands of objects, and looking one up in weak tables that size cost more
+// than the rest of the check. The marks are non-enumerable: spreads, JSON, Object.keys and
+// assert's deep equality do not see them, so a copy never claims the original's stored value.
+const STORED = Symbol('orrery.storedValue');
+const SHARED_PART = Symbol('orrery.sharedPart');
+
+/** Records that `obj` is a shared decoded object whose stored value is `v` (see Registry.servedJson). */
+function markStored(obj: object, v: string | StoredObject): void {
+  Object.defineProperty(obj, STORED, { value: v });
+}
+
+function storedOf(obj: object): string | StoredObject | undefined {
+  return (obj as Record<symbol, string | StoredObject | undefined>)[STORED];
+}
+
+function markSharedPart(array: unknown[]): void {
+  if ((array as unknown as Record<symbol, unknown>)[SHARED_PART] !== true) Object.defineProperty(array, SHARED_PART, { value: true });
+}
+
 /**
  * Leaves out empty labels, annotations, ownerReferences and finalizers, as Kubernetes stores
  * metadata (its fields are `omitempty`): a patch that removes the last label leaves no `labels: {}`.
@@ -332,11 +352,11 @@ export class Registry {
       const w = this.writing;
       if (d instanceof StoredObject) {
         obj = this.sharedCopy(d.shared, kv);
-        this.storedTexts.set(obj, d);
+        markStored(obj, d);
       } else {
         // A watcher told of the write in progress gets the written object, without parsing it.
         obj = w && w.r === r && w.stored.holds(kv) ? this.sharedCopy(w.obj, kv) : this.decode(r, kv);
-        if (this.isPlain(r)) this.storedTexts.set(obj, kv.value);
+        if (this.isPlain(r)) markStored(obj, kv.value);
       }
       this.share(obj);
       this.remember(cache, kv, obj);
@@ -347,13 +367,12 @@ export class Registry {
   /** Makes a copy of written object `obj` the shared decoded object of `d`, stored as `kv`. */
   private settle(d: StoredObject, obj: any, kv: KeyValue): void {
     const shared = this.sharedCopy(obj, kv);
-    this.storedTexts.set(shared, d);
+    markStored(shared, d);
     this.share(shared);
     d.settle(shared, kv.modRevision);
   }
 
   /** Parts of shared decoded objects that clients may send back uncopied: their managedFields and ownerReferences lists. */
-  private readonly sharedParts = new WeakSet<object>();
 
   /**
    * Whether `array` is the managedFields or ownerReferences list of a shared decoded object (see
@@ -361,16 +380,17 @@ export class Registry {
    * bodies from in-process clients may hold it uncopied.
    */
   isSharedPart(array: readonly unknown[]): boolean {
-    return this.sharedParts.has(array);
+    return (array as unknown as Record<symbol, unknown>)[SHARED_PART] === true;
   }
 
   /** What every new shared decoded object gets: frozen in tests, its managedFields and ownerReferences lists marked. */
   private share(obj: any): void {
-    if (this.freezeShared) deepFreeze(obj);
     const m = obj.metadata;
-    if (m === undefined || m === null) return;
-    if (Array.isArray(m.managedFields)) this.sharedParts.add(m.managedFields);
-    if (Array.isArray(m.ownerReferences)) this.sharedParts.add(m.ownerReferences);
+    if (m !== undefined && m !== null) {
+      if (Array.isArray(m.managedFields)) markSharedPart(m.managedFields);
+      if (Array.isArray(m.ownerReferences)) markSharedPart(m.ownerReferences);
+    }
+    if (this.freezeShared) deepFreeze(obj);
   }
 
   private sharedCache(r: ResourceInfo): SharedCache {
@@ -440,7 +460,7 @@ export class Registry {
     let shared = cache.objects.get(kv);
     if (shared === undefined) {
       shared = this.sharedCopy(obj, kv);
-      this.storedTexts.set(shared, kv.value);
+      markStored(shared, kv.value);
       this.share(shared);
       this.remember(cache, kv, shared);
     }
@@ -476,11 +496,10 @@ export class Registry {
    * Shared decoded objects, each with the stored JSON it was decoded from (or the deferred value it
    * settles, whose text may not exist), for {@link servedJson}.
    */
-  private readonly storedTexts = new WeakMap<object, string | StoredObject>();
 
   /** Whether {@link servedJson} knows `obj`: it is JSON-exact (a written or shared decoded object). */
   hasServedJson(obj: object): boolean {
-    return this.storedTexts.has(obj);
+    return storedOf(obj) !== undefined;
   }
 
   /**
@@ -492,7 +511,7 @@ export class Registry {
    * key order of metadata may differ).
    */
   servedJson(obj: object): string | undefined {
-    const text = this.storedTexts.get(obj);
+    const text = storedOf(obj);
     if (text === undefined) return undefined;
     if (typeof text !== 'string') return JSON.stringify(obj);
     const rv = (obj as any).metadata?.resourceVersion;
@@ -780,7 +799,8 @@ export class Registry {
       throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
     }
     obj.metadata.name = name;
-    const kv = this.storage.get(this.key(r, namespace, name));
+    const key = this.key(r, namespace, name);
+    const kv = this.storage.get(key);
     if (!kv) {
       if (opts.subresource) throw notFound(this.gr(r), name);
       if (obj.metadata.resourceVersion) throw notFound(this.gr(r), name);
@@ -792,11 +812,11 @@ export class Registry {
     if (precondition && precondition !== old.metadata.resourceVersion) {
       throw conflict(this.gr(r), name, 'the object has been modified; please apply your changes to the latest version and try again');
     }
-    return { obj: this.commitUpdate(r, old, kv.modRevision, obj, opts), created: false };
+    return { obj: this.commitUpdate(r, old, kv.modRevision, obj, opts, key), created: false };
   }
 
-  /** Applies generic update rules and the strategy to `obj` over `old`, then stores with CAS. */
-  private commitUpdate(r: ResourceInfo, old: any, oldRevision: number, obj: any, opts: WriteOptions): any {
+  /** Applies generic update rules and the strategy to `obj` over `old`, then stores with CAS under `key` (old's storage key). */
+  private commitUpdate(r: ResourceInfo, old: any, oldRevision: number, obj: any, opts: WriteOptions, key: string): any {
     obj.apiVersion = groupVersion(r.group, r.version);
     obj.kind = r.kind;
     const meta = (obj.metadata ??= {});
@@ -868,13 +888,13 @@ export class Registry {
     }
     try {
       if (finishing) {
-        const kv = this.storage.delete(this.key(r, om.namespace ?? '', om.name), oldRevision);
+        const kv = this.storage.delete(key, oldRevision);
         s.afterDelete?.(obj, this.ctx);
         m.resourceVersion = String(kv.modRevision);
         return obj;
       }
       const value = this.storedValue(r, obj);
-      return this.store(r, obj, value, () => this.storage.update(this.key(r, om.namespace ?? '', om.name), value, oldRevision));
+      return this.store(r, obj, value, () => this.storage.update(key, value, oldRevision));
     } catch (e) {
       this.translate(e, r, om.name);
     }
@@ -885,8 +905,9 @@ export class Registry {
    * compare-and-swap, retrying on conflicts unless the patch itself carries a resourceVersion.
    */
   patch(r: ResourceInfo, namespace: string, name: string, apply: (current: any) => any, opts: WriteOptions, how: PatchOptions = {}): any {
+    const key = this.key(r, namespace, name);
     for (let attempt = 0; ; attempt++) {
-      const kv = this.storage.get(this.key(r, namespace, name));
+      const kv = this.storage.get(key);
       if (!kv) throw notFound(this.gr(r), name);
       // NOTE: an applyCopies patch leaves `current` alone, so it can be the shared decoded version.
       const current = how.applyCopies ? this.decodeShared(r, kv) : this.decode(r, kv);
@@ -902,7 +923,7 @@ export class Registry {
         throw conflict(this.gr(r), name, 'the object has been modified; please apply your changes to the latest version and try again');
       }
       try {
-        return this.commitUpdate(r, current, kv.modRevision, patched, opts);
+        return this.commitUpdate(r, current, kv.modRevision, patched, opts, key);
       } catch (e) {
         if (e instanceof StatusError && e.reason === 'Conflict' && !rv && attempt < 5 && !/Precondition/.test(e.message)) continue;
         throw e;

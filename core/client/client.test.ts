@@ -185,3 +185,18 @@ test('a request that cannot be made rejects rather than throwing, and writes wit
   assert.throws(() => seen[0].set('dryRun', 'All'), TypeError);
   assert.equal(seen[0].toString(), '');
 });
+
+test('a body handed over reaches an in-process server as it is; any other is copied', async () => {
+  const bodies: unknown[] = [];
+  const s = new TestServer();
+  const transport: Transport = { decodedBodies: true, decodedResponses: true, request: (r) => (bodies.push(r.object), s.api.handle(r)) };
+  const cms = new Client({ transport, qps: -1 }).resource(CM).namespace('default');
+  const copied = configMap('a', {});
+  await cms.create(copied);
+  assert.notEqual(bodies[0], copied);
+  assert.deepEqual(bodies[0] && (bodies[0] as any).data, copied.data);
+  const handed = configMap('b', {});
+  const created = await cms.create(handed, { handOver: true });
+  assert.equal(bodies[1], handed);
+  assert.equal(created.metadata.name, 'b');
+});

@@ -120,6 +120,11 @@ export interface WriteOptions {
    * the call resolves to undefined (an error response is decoded and thrown as always).
    */
   discardResult?: boolean;
+  /**
+   * The caller hands the body over and will not read or change it (nor anything it holds) again:
+   * an in-process server may then take it as it is instead of a copy. Bodies are copied otherwise.
+   */
+  handOver?: boolean;
 }
 
 /** Options of delete. */
@@ -311,19 +316,19 @@ export class Client {
   }
 
   /** Sends one raw request after waiting for the rate limiter; returns the raw response (a synchronous failure rejects). */
-  send(method: string, path: string, query: URLSearchParams, body?: unknown, contentType = 'application/json'): Promise<ApiResponse> {
+  send(method: string, path: string, query: URLSearchParams, body?: unknown, contentType = 'application/json', handOver = false): Promise<ApiResponse> {
     // NOTE: not an async function, and neither are the resource methods: each async layer returning
     // a promise costs a promise and two microtask turns more per request. A token available now is
     // taken without a promise turn; otherwise wait for one in order.
-    if (!this.rateLimiter.tryAccept()) return this.rateLimiter.wait().then(() => this.dispatch(method, path, query, body, contentType));
+    if (!this.rateLimiter.tryAccept()) return this.rateLimiter.wait().then(() => this.dispatch(method, path, query, body, contentType, handOver));
     try {
-      return this.dispatch(method, path, query, body, contentType);
+      return this.dispatch(method, path, query, body, contentType, handOver);
     } catch (e) {
       return Promise.reject(e);
     }
   }
 
-  private dispatch(method: string, path: string, query: URLSearchParams, body: unknown, contentType: string): Promise<ApiResponse> {
+  private dispatch(method: string, path: string, query: URLSearchParams, body: unknown, contentType: string, handOver: boolean): Promise<ApiResponse> {
     const headers: Record<string, string | undefined> = { accept: 'application/json' };
     if (this.userAgent) headers['user-agent'] = this.userAgent;
     const req: ApiRequest = { method, path, query, headers };
@@ -333,7 +338,7 @@ export class Client {
       // sent whole (not a patch, which the server merges) may hold arrays the server shares with
       // its clients as they are: the server only reads those.
       if (this.transport.decodedBodies && (contentType === 'application/json' || contentType.endsWith('+json'))) {
-        req.object = jsonClone(body, contentType === 'application/json' ? this.transport.isShared : undefined);
+        req.object = handOver ? body : jsonClone(body, contentType === 'application/json' ? this.transport.isShared : undefined);
       }
       else req.body = Buffer.from(JSON.stringify(body));
     }
@@ -341,8 +346,8 @@ export class Client {
   }
 
   /** Sends a request and decodes its JSON body (unless `discardResult`); a status >= 400 throws an ApiError. */
-  async call(method: string, path: string, query: URLSearchParams, body?: unknown, contentType?: string, discardResult = false): Promise<any> {
-    const res = await this.send(method, path, query, body, contentType);
+  async call(method: string, path: string, query: URLSearchParams, body?: unknown, contentType?: string, discardResult = false, handOver = false): Promise<any> {
+    const res = await this.send(method, path, query, body, contentType, handOver);
     if (res.stream) {
       res.stream.cancel();
       throw new ApiError(500, 'InternalError', `unexpected streamed response to ${method} ${path}`);
@@ -473,7 +478,7 @@ export class ResourceClient<T = any> {
     try {
       const ns = this.objectNamespace(obj);
       const path = opts.subresource ? this.path((obj as any)?.metadata?.name, opts.subresource, ns) : this.path(undefined, undefined, ns);
-      return this.client.call('POST', path, writeQuery(opts), obj, undefined, opts.discardResult);
+      return this.client.call('POST', path, writeQuery(opts), obj, undefined, opts.discardResult, opts.handOver);
     } catch (e) {
       return Promise.reject(e);
     }
@@ -483,7 +488,7 @@ export class ResourceClient<T = any> {
   update(obj: T, opts: WriteOptions = {}): Promise<T> {
     try {
       const ns = this.objectNamespace(obj);
-      return this.client.call('PUT', this.path((obj as any)?.metadata?.name, opts.subresource, ns), writeQuery(opts), obj, undefined, opts.discardResult);
+      return this.client.call('PUT', this.path((obj as any)?.metadata?.name, opts.subresource, ns), writeQuery(opts), obj, undefined, opts.discardResult, opts.handOver);
     } catch (e) {
       return Promise.reject(e);
     }
@@ -500,7 +505,7 @@ export class ResourceClient<T = any> {
       this.requireNamespace();
       const ct = PATCH_CONTENT_TYPE[type];
       if (!ct) throw new Error(`unknown patch type ${String(type)}`);
-      return this.client.call('PATCH', this.path(name, opts.subresource), writeQuery(opts), patch, ct, opts.discardResult);
+      return this.client.call('PATCH', this.path(name, opts.subresource), writeQuery(opts), patch, ct, opts.discardResult, opts.handOver);
     } catch (e) {
       return Promise.reject(e);
     }

@@ -3,7 +3,7 @@ import { parse as parseYaml } from 'yaml';
 import type { Clock, TimerHandle } from '../machinery/clock.ts';
 import type { Rng } from '../machinery/rng.ts';
 import { parseQuantity } from '../machinery/quantity.ts';
-import { isAlreadyExists, isConflict, isNotFound, type Client, type ResourceClient } from '../client/client.ts';
+import { isAlreadyExists, isConflict, isNotFound, type Client, type ResourceClient, type WriteOptions } from '../client/client.ts';
 import { Informer } from '../client/informer.ts';
 import { TokenBucketRateLimiter } from '../client/ratelimit.ts';
 import { EventRecorder, type EventType, type ObjectReference } from '../client/events.ts';
@@ -37,6 +37,8 @@ export interface StaticPodFs {
   readdir(dir: string): string[] | Promise<string[]>;
   readFile(path: string): string | Promise<string>;
 }
+
+const HAND_OVER: WriteOptions = { handOver: true };
 
 /** Options of a {@link NodeAgent}. */
 export interface NodeAgentOptions {
@@ -564,7 +566,8 @@ export class NodeAgent {
       const next = { ...this.lease, metadata: { ...this.lease.metadata } };
       next.spec = { ...this.lease.spec, holderIdentity: this.nodeName, leaseDurationSeconds: this.config.nodeLeaseDurationSeconds, renewTime: formatMicroTime(now) };
       if (!next.metadata.ownerReferences?.length && this.nodeUid) next.metadata.ownerReferences = this.leaseObject(now).metadata.ownerReferences;
-      this.lease = await this.leases.update(next);
+      // NOTE: `next` is built for this request alone and never touched again: handed over, not copied.
+      this.lease = await this.leases.update(next, HAND_OVER);
       this.leaseBackoffMs = 0;
       this.scheduleLease(this.config.nodeLeaseDurationSeconds * 250);
     } catch (err) {
