@@ -246,19 +246,36 @@ function markSharedPart(array: unknown[]): void {
   if ((array as unknown as Record<symbol, unknown>)[SHARED_PART] !== true) Object.defineProperty(array, SHARED_PART, { value: true });
 }
 
+/** Whether a resource has a status subresource. */
+function hasStatus(r: ResourceInfo): boolean {
+  for (const s of r.subresources) if (s.name === 'status') return true;
+  return false;
+}
+
 /**
  * Leaves out empty labels, annotations, ownerReferences and finalizers, as Kubernetes stores
  * metadata (its fields are `omitempty`): a patch that removes the last label leaves no `labels: {}`.
  */
 function dropEmptyCollections(meta: any): void {
-  for (const f of ['labels', 'annotations'] as const) {
-    const v = meta[f];
-    if (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length === 0) delete meta[f];
-  }
-  for (const f of ['ownerReferences', 'finalizers'] as const) {
-    const v = meta[f];
-    if (Array.isArray(v) && v.length === 0) delete meta[f];
-  }
+  dropEmptyMap(meta, 'labels');
+  dropEmptyMap(meta, 'annotations');
+  dropEmptyList(meta, 'ownerReferences');
+  dropEmptyList(meta, 'finalizers');
+}
+
+function dropEmptyMap(meta: any, f: string): void {
+  const v = meta[f];
+  if (v !== null && typeof v === 'object' && !Array.isArray(v) && !hasOwnKeys(v)) delete meta[f];
+}
+
+function dropEmptyList(meta: any, f: string): void {
+  const v = meta[f];
+  if (Array.isArray(v) && v.length === 0) delete meta[f];
+}
+
+function hasOwnKeys(o: object): boolean {
+  for (const k in o) if (Object.hasOwn(o, k)) return true;
+  return false;
 }
 
 /** The shared decoded objects of one resource, most recent last (see Registry.decodeShared). */
@@ -833,7 +850,7 @@ export class Registry {
       if (appliedFields) obj.metadata.managedFields = appliedFields;
       if (status === undefined) delete obj.status;
       else obj.status = status;
-    } else if (!sub && r.subresources.some((s) => s.name === 'status') && r.resource !== 'namespaces') {
+    } else if (!sub && hasStatus(r) && r.resource !== 'namespaces') {
       if (old.status === undefined) delete obj.status;
       else obj.status = structuredClone(old.status);
     }

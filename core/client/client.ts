@@ -422,6 +422,18 @@ export class ResourceClient<T = any> {
 
   /** The URL path of the collection (or of `name`, and its `subresource`). */
   path(name?: string, subresource?: string, ns: string | undefined = this.ns): string {
+    // NOTE: the last path is remembered: a client that writes one object over and over (a node's
+    // Lease) builds it once, and the server finds the same string (its hash kept) every time.
+    const last = this.lastPath;
+    if (last !== undefined && last.name === name && last.subresource === subresource && last.ns === ns) return last.path;
+    const path = this.buildPath(name, subresource, ns);
+    this.lastPath = { name, subresource, ns, path };
+    return path;
+  }
+
+  private lastPath: { name: string | undefined; subresource: string | undefined; ns: string | undefined; path: string } | undefined;
+
+  private buildPath(name: string | undefined, subresource: string | undefined, ns: string | undefined): string {
     const { group, version, resource, namespaced } = this.ref;
     let p = group ? `/apis/${group}/${version}` : `/api/${version}`;
     if (namespaced && ns) p += `/namespaces/${encodeURIComponent(ns)}`;
