@@ -230,6 +230,8 @@ class StoredObject implements DeferredValue {
 // writes hundreds of thousands of objects, and looking one up in weak tables that size cost more
 // than the rest of the check. The marks are non-enumerable: spreads, JSON, Object.keys and
 // assert's deep equality do not see them, so a copy never claims the original's stored value.
+// (A spread of a marked object leaves V8's fast path, about 60 ns more; in-process A/B runs were
+// still 4–7 % faster with marks than with the weak tables, idle and with 20,000 pods.)
 const STORED = Symbol('orrery.storedValue');
 const SHARED_PART = Symbol('orrery.sharedPart');
 
