@@ -811,7 +811,9 @@ export function updateManagedFields(opts: {
     if (opts.subresource) entry.subresource = opts.subresource;
     entries.push(entry);
   }
-  return entries;
+  // NOTE: the list is stored with the object and lives as long: an exact-size copy, not the grown
+  // array (whose first push reserves room for 17 entries).
+  return entries.slice();
 }
 
 /** Whether `mf` is the request to strip managedFields: a list of one empty entry (an empty list is not). */

@@ -108,8 +108,19 @@ export const RESOURCES: readonly ResourceInfo[] = [
 
 /** `group/version`, or `version` for the core group. */
 export function groupVersion(group: string, version: string): string {
-  return group ? `${group}/${version}` : version;
+  if (!group) return version;
+  // NOTE: every write sets apiVersion: one string per group version, not one per object.
+  let byVersion = groupVersions.get(group);
+  if (byVersion === undefined) {
+    if (groupVersions.size >= 1024) groupVersions.clear();
+    groupVersions.set(group, (byVersion = new Map()));
+  }
+  let gv = byVersion.get(version);
+  if (gv === undefined) byVersion.set(version, (gv = `${group}/${version}`));
+  return gv;
 }
+
+const groupVersions = new Map<string, Map<string, string>>();
 
 /** The group versions served, core first, in the order of {@link RESOURCES}. */
 export function servedGroupVersions(): { group: string; version: string }[] {
