@@ -4,7 +4,7 @@
  * way says more than two numbers measured apart.
  *
  *   git worktree add /tmp/base <commit> && ln -s "$PWD/node_modules" /tmp/base/node_modules
- *   node --expose-gc --max-semi-space-size=64 --import tsx bench/sim-ab.ts --base /tmp/base \
+ *   node --expose-gc --max-semi-space-size=128 --import tsx bench/sim-ab.ts --base /tmp/base \
  *     [--nodes 1000] [--pods 10000] [--idle-minutes 0] [--reps 3]
  *
  * Both sides run the same options and seed, so their simulated runs should match (virtual seconds,

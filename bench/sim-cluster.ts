@@ -62,7 +62,7 @@ async function main(): Promise<void> {
   for (const nodes of o.sizes.split(',').map(Number)) {
     const pods = nodes * Number(o.podsPerNode);
     process.stderr.write(`simulating ${nodes} nodes, ${pods} pods, then ${o.idleMinutes} idle virtual minutes…\n`);
-    const r = spawnSync(process.execPath, ['--max-old-space-size=20480', '--max-semi-space-size=64', '--import', 'tsx', fileURLToPath(import.meta.url), '--child', `${nodes},${pods},${o.idleMinutes}`, ...(o.events ? [] : ['--no-events'])], { encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'] });
+    const r = spawnSync(process.execPath, ['--max-old-space-size=20480', '--max-semi-space-size=128', '--import', 'tsx', fileURLToPath(import.meta.url), '--child', `${nodes},${pods},${o.idleMinutes}`, ...(o.events ? [] : ['--no-events'])], { encoding: 'utf8', maxBuffer: 1 << 26, stdio: ['ignore', 'pipe', 'inherit'] });
     if (r.status !== 0) throw new Error(`size ${nodes} failed with status ${r.status} (see the lines above)`);
     const s = JSON.parse(r.stdout.trim().split('\n').at(-1)!);
     rows.push({ nodes, pods, wallSeconds: s.wallSeconds, virtualSeconds: s.virtualSeconds, events: s.events, podsScheduledPerWallSecond: s.podsScheduledPerWallSecond, podsScheduledPerVirtualSecond: s.podsScheduledPerVirtualSecond, peakRssMB: s.peakRssMB, idleVirtualSeconds: s.idle?.virtualSeconds ?? 0, idleWallSeconds: s.idle?.wallSeconds ?? 0 });
