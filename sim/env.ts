@@ -331,6 +331,7 @@ export class SimEnvironment {
       const afterHop = (): void => {
         if (this.activity !== hopMark) process.nextTick(pump);
         else {
+          // NOTE: pump never throws (it turns every failure into the run's rejection), so no finally.
           inHop = 1;
           pump();
           inHop = 0;

@@ -235,7 +235,10 @@ class StoredObject implements DeferredValue {
 const STORED = Symbol('orrery.storedValue');
 const SHARED_PART = Symbol('orrery.sharedPart');
 
-/** Records that `obj` is a shared decoded object whose stored value is `v` (see Registry.servedJson). */
+/**
+ * Records that `obj` is a shared decoded object whose stored value is `v`: the JSON it was decoded
+ * from, or the deferred value it settles, whose text may not exist (see Registry.servedJson).
+ */
 function markStored(obj: object, v: string | StoredObject): void {
   Object.defineProperty(obj, STORED, { value: v });
 }
@@ -244,6 +247,7 @@ function storedOf(obj: object): string | StoredObject | undefined {
   return (obj as Record<symbol, string | StoredObject | undefined>)[STORED];
 }
 
+/** Records that `array` is a shared object's managedFields or ownerReferences list, which clients may send back uncopied. */
 function markSharedPart(array: unknown[]): void {
   if ((array as unknown as Record<symbol, unknown>)[SHARED_PART] !== true) Object.defineProperty(array, SHARED_PART, { value: true });
 }
@@ -391,8 +395,6 @@ export class Registry {
     d.settle(shared, kv.modRevision);
   }
 
-  /** Parts of shared decoded objects that clients may send back uncopied: their managedFields and ownerReferences lists. */
-
   /**
    * Whether `array` is the managedFields or ownerReferences list of a shared decoded object (see
    * {@link decodeShared}): JSON data that never changes, which the server only ever reads. Request
@@ -510,11 +512,6 @@ export class Registry {
     const s = this.strategy(r);
     return s.toServed ? s.toServed(obj) : obj;
   }
-
-  /**
-   * Shared decoded objects, each with the stored JSON it was decoded from (or the deferred value it
-   * settles, whose text may not exist), for {@link servedJson}.
-   */
 
   /** Whether {@link servedJson} knows `obj`: it is JSON-exact (a written or shared decoded object). */
   hasServedJson(obj: object): boolean {
